@@ -1,0 +1,46 @@
+# Braid's build. `make demo` and `make test` work on a fresh machine with Go.
+GO        ?= go
+BIN       := $(CURDIR)/bin
+GOFLAGS   ?=
+export GOTOOLCHAIN := local
+
+PROTOC_GEN_GO_VERSION      := v1.36.12
+PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
+
+.PHONY: all build demo test test-short proto bench fmt vet clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN)/ ./cmd/...
+
+## demo: start an embedded local cluster, run the orders/shipments join, print the result.
+demo: build
+	$(BIN)/braid sql --local -f examples/orders-shipments.sql
+
+## test: every test, the conformance suite and the multi-process cluster tests included.
+test: build
+	BRAID_BIN=$(BIN) $(GO) test -count=1 -timeout 20m ./...
+
+test-short:
+	$(GO) test -short -count=1 ./...
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 2x ./shuffle/ ./operators/ ./state/
+
+## proto: regenerate the committed protobuf code (needs protoc; .ci/run installs it).
+proto:
+	@command -v protoc >/dev/null || { echo "make proto: protoc not found (apt-get install protobuf-compiler)"; exit 1; }
+	GOBIN=$(BIN) $(GO) install google.golang.org/protobuf/cmd/protoc-gen-go@$(PROTOC_GEN_GO_VERSION)
+	GOBIN=$(BIN) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
+	PATH=$(BIN):$$PATH protoc -I proto --go_out=. --go_opt=module=github.com/braidflow/braid \
+		--go-grpc_out=. --go-grpc_opt=module=github.com/braidflow/braid proto/braid/v1/*.proto
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+vet:
+	$(GO) vet ./...
+
+clean:
+	rm -rf $(BIN)

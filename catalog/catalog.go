@@ -1,0 +1,93 @@
+package catalog
+
+import (
+	"context"
+	"errors"
+
+	"github.com/braidflow/braid/types"
+)
+
+// DefaultCatalog and DefaultDatabase are where a new session starts.
+const (
+	DefaultCatalog  = "default_catalog"
+	DefaultDatabase = "default_database"
+)
+
+// Column is one column of a table. A computed column has Expr set (its SQL
+// text, re-bound by the planner when the table is read) and is not stored.
+type Column struct {
+	Name string         `json:"name"`
+	Type types.DataType `json:"type"`
+	// Expr is the SQL text of a computed column's expression; empty for a
+	// physical column.
+	Expr string `json:"expr,omitempty"`
+	// Metadata names a connector metadata key for METADATA columns.
+	Metadata string `json:"metadata,omitempty"`
+	Virtual  bool   `json:"virtual,omitempty"`
+	Comment  string `json:"comment,omitempty"`
+}
+
+// Computed reports whether the column is computed from others.
+func (c Column) Computed() bool { return c.Expr != "" }
+
+// Watermark is a table's WATERMARK FOR declaration.
+type Watermark struct {
+	Column string `json:"column"`
+	// Expr is the SQL text of the watermark expression.
+	Expr string `json:"expr"`
+}
+
+// Table is a table definition as stored in the catalog.
+type Table struct {
+	Database   string            `json:"database"`
+	Name       string            `json:"name"`
+	Columns    []Column          `json:"columns"`
+	PrimaryKey []string          `json:"primary_key,omitempty"`
+	Watermark  *Watermark        `json:"watermark,omitempty"`
+	Options    map[string]string `json:"options,omitempty"`
+	Comment    string            `json:"comment,omitempty"`
+	// Temporary tables live only in the session that created them.
+	Temporary bool `json:"temporary,omitempty"`
+	// CreatedUnixMs orders definitions; a managed table's topic name includes it
+	// so a dropped and re-created table starts empty.
+	CreatedUnixMs int64 `json:"created_unix_ms"`
+}
+
+// Connector returns the table's connector option, or "" for a managed table.
+func (t *Table) Connector() string { return t.Options["connector"] }
+
+// Managed reports whether the table is stored in the cluster's default log.
+func (t *Table) Managed() bool { return t.Connector() == "" }
+
+// PhysicalSchema returns the stored (non-computed) columns.
+func (t *Table) PhysicalSchema() types.Schema {
+	var s types.Schema
+	for _, c := range t.Columns {
+		if !c.Computed() && c.Metadata == "" {
+			s = append(s, types.Field{Name: c.Name, Type: c.Type})
+		}
+	}
+	return s
+}
+
+// Errors a Store returns; callers match them with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrExists   = errors.New("already exists")
+)
+
+// Store persists databases and tables. metastore implements it over etcd;
+// NewMemStore is the in-memory one used for temporary objects and tests.
+// Names are matched exactly (the planner normalizes case).
+type Store interface {
+	CreateDatabase(ctx context.Context, name string) error
+	DropDatabase(ctx context.Context, name string) error
+	ListDatabases(ctx context.Context) ([]string, error)
+	DatabaseExists(ctx context.Context, name string) (bool, error)
+	// CreateTable fails with ErrExists when the table exists.
+	CreateTable(ctx context.Context, t *Table) error
+	// GetTable fails with ErrNotFound when the table does not exist.
+	GetTable(ctx context.Context, database, name string) (*Table, error)
+	DropTable(ctx context.Context, database, name string) error
+	ListTables(ctx context.Context, database string) ([]string, error)
+}

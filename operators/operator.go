@@ -1,0 +1,160 @@
+package operators
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+
+	"go.uber.org/zap"
+
+	"github.com/braidflow/braid/types"
+)
+
+// Collector receives the batches an operator emits. Emit borrows the batch:
+// a collector that keeps it calls Retain; the emitter releases its own
+// reference after Emit returns. Emit blocks while downstream is full
+// (backpressure) and returns an error once the subtask is cancelled.
+type Collector interface {
+	Emit(b types.Batch) error
+}
+
+// ResultWriter takes the rows of a collect sink to the client. The task
+// manager provides it; it is nil for subtasks that have no collect sink.
+type ResultWriter interface {
+	// Write sends one batch. It borrows the batch.
+	Write(b types.Batch) error
+	// Close marks the end of this subtask's results.
+	Close() error
+}
+
+// Context is what an operator is given when it opens. It is valid until Close.
+type Context struct {
+	JobID          string
+	VertexID       int
+	Subtask        int
+	Parallelism    int
+	MaxParallelism int
+	// KeyGroups is the key-group range this subtask owns.
+	KeyGroups types.KeyGroupRange
+	// StateDir is a directory private to this subtask for its Pebble state.
+	StateDir string
+	// StateCacheBytes is the write-back cache budget of this subtask's state.
+	StateCacheBytes int64
+	// Config holds the job's session options (table.local-time-zone, ...).
+	Config map[string]string
+	// Bounded is true when every source should read what exists now and stop.
+	Bounded bool
+	// Results is where a collect sink writes; nil elsewhere.
+	Results ResultWriter
+	// Brokers are the bootstrap servers of the cluster's default log, where
+	// managed tables live.
+	Brokers []string
+	Logger  *zap.Logger
+}
+
+// Operator transforms its input batches into output batches. The runtime
+// calls it from one goroutine: Open, then Process and EndInput in any
+// interleaving, then Close (always, even after an error).
+type Operator interface {
+	Open(ctx *Context) error
+	// Process handles one batch from input `input` (0 for single-input
+	// operators; 0 = left, 1 = right for joins). It borrows the batch.
+	Process(input int, b types.Batch, out Collector) error
+	// EndInput is called once when input `input` has no more data. After
+	// the last input ends, the operator flushes what it still holds.
+	EndInput(input int, out Collector) error
+	Close() error
+}
+
+// Source produces batches without inputs. Run returns nil at the end of a
+// bounded input, and ctx.Err() (or nil) once ctx is cancelled.
+type Source interface {
+	Open(ctx *Context) error
+	Run(ctx context.Context, out Collector) error
+	Close() error
+}
+
+// OperatorFactory builds an operator from the config the planner encoded.
+type OperatorFactory func(config []byte) (Operator, error)
+
+// SourceFactory builds a source from the config the planner encoded.
+type SourceFactory func(config []byte) (Source, error)
+
+var registry struct {
+	sync.Mutex
+	operators map[string]OperatorFactory
+	sources   map[string]SourceFactory
+}
+
+// RegisterOperator makes an operator kind available to the runtime. It is
+// called from init functions; registering a kind twice panics.
+func RegisterOperator(kind string, f OperatorFactory) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.operators == nil {
+		registry.operators = map[string]OperatorFactory{}
+	}
+	if _, dup := registry.operators[kind]; dup {
+		panic("operators: duplicate operator kind " + kind)
+	}
+	registry.operators[kind] = f
+}
+
+// RegisterSource makes a source kind available to the runtime.
+func RegisterSource(kind string, f SourceFactory) {
+	registry.Lock()
+	defer registry.Unlock()
+	if registry.sources == nil {
+		registry.sources = map[string]SourceFactory{}
+	}
+	if _, dup := registry.sources[kind]; dup {
+		panic("operators: duplicate source kind " + kind)
+	}
+	registry.sources[kind] = f
+}
+
+// NewOperator builds a registered operator.
+func NewOperator(kind string, config []byte) (Operator, error) {
+	registry.Lock()
+	f, ok := registry.operators[kind]
+	registry.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("operators: unknown operator kind %q (known: %v)", kind, Kinds())
+	}
+	return f(config)
+}
+
+// NewSource builds a registered source.
+func NewSource(kind string, config []byte) (Source, error) {
+	registry.Lock()
+	f, ok := registry.sources[kind]
+	registry.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("operators: unknown source kind %q (known: %v)", kind, Kinds())
+	}
+	return f(config)
+}
+
+// IsSource reports whether kind names a registered source.
+func IsSource(kind string) bool {
+	registry.Lock()
+	defer registry.Unlock()
+	_, ok := registry.sources[kind]
+	return ok
+}
+
+// Kinds lists every registered operator and source kind, sorted.
+func Kinds() []string {
+	registry.Lock()
+	defer registry.Unlock()
+	var out []string
+	for k := range registry.operators {
+		out = append(out, k)
+	}
+	for k := range registry.sources {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
