@@ -93,7 +93,7 @@ func hashColumn(c arrow.Array, out []uint64) {
 		}
 	case *array.String:
 		for i := range out {
-			out[i] = combine(out[i], hashBytes(a.ValueStr(i)))
+			out[i] = combine(out[i], hashBytes(a.Value(i)))
 		}
 	case *array.Binary:
 		for i := range out {
