@@ -1,0 +1,128 @@
+package jobgraph
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/types"
+)
+
+// Operator kinds. Each names an operator or source registered with
+// operators.RegisterOperator / RegisterSource, whose config is the JSON of
+// the spec struct beside it.
+const (
+	KindCalc          = "calc"           // CalcSpec
+	KindJoinInner     = "join_inner"     // JoinSpec
+	KindValues        = "values"         // ValuesSpec (source)
+	KindCollect       = "collect"        // CollectSpec (sink)
+	KindManagedSource = "managed_source" // ManagedSourceSpec (source)
+	KindManagedSink   = "managed_sink"   // ManagedSinkSpec (sink)
+	KindDatagen       = "datagen"        // DatagenSpec (source)
+	KindPrint         = "print"          // PrintSpec (sink)
+	KindBlackhole     = "blackhole"      // BlackholeSpec (sink)
+)
+
+// CalcSpec filters rows, then computes the output columns.
+type CalcSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	// Filter is a BOOLEAN predicate over the input; nil keeps every row.
+	Filter *expr.Expr `json:"filter,omitempty"`
+	// Projections compute the output columns from the input columns.
+	Projections  []*expr.Expr `json:"projections"`
+	OutputSchema types.Schema `json:"output_schema"`
+}
+
+// JoinSpec configures a regular (unwindowed) equi-join of two changelogs.
+type JoinSpec struct {
+	LeftSchema  types.Schema `json:"left_schema"`
+	RightSchema types.Schema `json:"right_schema"`
+	// LeftKeys and RightKeys are the equality key columns, pairwise of one type.
+	LeftKeys  []int `json:"left_keys"`
+	RightKeys []int `json:"right_keys"`
+	// Residual is a predicate over the joined row (left columns, then right
+	// columns) that a match must also satisfy; nil when there is none.
+	Residual     *expr.Expr   `json:"residual,omitempty"`
+	OutputSchema types.Schema `json:"output_schema"`
+}
+
+// ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES
+// produces. Each row holds one expression per column, already cast to the
+// column's type. Only subtask 0 emits.
+type ValuesSpec struct {
+	Schema types.Schema   `json:"schema"`
+	Rows   [][]*expr.Expr `json:"rows"`
+}
+
+// CollectSpec sends its input to the client through operators.Context.Results.
+type CollectSpec struct {
+	Schema types.Schema `json:"schema"`
+}
+
+// ManagedSourceSpec reads a managed table from the cluster's default log.
+type ManagedSourceSpec struct {
+	Topic  string       `json:"topic"`
+	Schema types.Schema `json:"schema"`
+	// Bounded makes the source read up to the end offsets it sees at start.
+	Bounded bool `json:"bounded"`
+}
+
+// ManagedSinkSpec appends to a managed table.
+type ManagedSinkSpec struct {
+	Topic  string       `json:"topic"`
+	Schema types.Schema `json:"schema"`
+}
+
+// DatagenField configures one column of a datagen source.
+type DatagenField struct {
+	// Kind is "random" or "sequence".
+	Kind   string `json:"kind"`
+	Min    string `json:"min,omitempty"`
+	Max    string `json:"max,omitempty"`
+	Start  string `json:"start,omitempty"`
+	End    string `json:"end,omitempty"`
+	Length int    `json:"length,omitempty"`
+	// NullRate is the fraction of NULLs, 0 by default.
+	NullRate float64 `json:"null_rate,omitempty"`
+}
+
+// DatagenSpec generates rows.
+type DatagenSpec struct {
+	Schema types.Schema   `json:"schema"`
+	Fields []DatagenField `json:"fields"`
+	// RowsPerSecond limits the rate over all subtasks; 0 is unlimited.
+	RowsPerSecond float64 `json:"rows_per_second"`
+	// NumberOfRows bounds the source over all subtasks; 0 is unbounded.
+	NumberOfRows int64 `json:"number_of_rows"`
+	Seed         int64 `json:"seed,omitempty"`
+}
+
+// PrintSpec writes rows to the task manager's standard output as Flink's
+// print connector does: "+I[1, foo]", with an optional identifier prefix.
+type PrintSpec struct {
+	Schema     types.Schema `json:"schema"`
+	Identifier string       `json:"identifier,omitempty"`
+	TableName  string       `json:"table_name"`
+}
+
+// BlackholeSpec discards its input.
+type BlackholeSpec struct {
+	Schema types.Schema `json:"schema"`
+}
+
+// EncodeSpec encodes an operator spec for OperatorSpec.Config.
+func EncodeSpec(spec any) []byte {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		panic(fmt.Sprintf("jobgraph: cannot encode %T: %v", spec, err))
+	}
+	return b
+}
+
+// DecodeSpec decodes an operator's config into spec (a pointer).
+func DecodeSpec(config []byte, spec any) error {
+	if err := json.Unmarshal(config, spec); err != nil {
+		return fmt.Errorf("jobgraph: bad %T config: %w", spec, err)
+	}
+	return nil
+}
