@@ -1,0 +1,160 @@
+package e2e
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// processCluster is a jobmanager and task managers, each its own process, on
+// loopback.
+type processCluster struct {
+	t        *testing.T
+	endpoint string
+	httpAddr string
+	dir      string
+	jm       *exec.Cmd
+	tms      []*exec.Cmd
+	exited   map[*exec.Cmd]chan struct{}
+	mu       sync.Mutex
+	logs     map[string]*strings.Builder
+}
+
+func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster {
+	t.Helper()
+	c := &processCluster{t: t, dir: t.TempDir(), logs: map[string]*strings.Builder{}, exited: map[*exec.Cmd]chan struct{}{}}
+	port, httpPort := freePort(t), freePort(t)
+	c.endpoint = fmt.Sprintf("127.0.0.1:%d", port)
+	c.httpAddr = fmt.Sprintf("127.0.0.1:%d", httpPort)
+	c.jm = c.start("jobmanager", filepath.Join(bin, "jobmanager"),
+		"--listen", c.endpoint, "--http", c.httpAddr, "--data-dir", filepath.Join(c.dir, "jm"))
+	for i := 0; i < taskManagers; i++ {
+		name := fmt.Sprintf("taskmanager-%d", i)
+		c.tms = append(c.tms, c.start(name, filepath.Join(bin, "taskmanager"),
+			"--jobmanager", c.endpoint, "--listen", "127.0.0.1:0", "--slots", strconv.Itoa(slots),
+			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB"))
+	}
+	t.Cleanup(c.stop)
+	c.waitTaskManagers(taskManagers, 60*time.Second)
+	return c
+}
+
+func (c *processCluster) start(name, path string, args ...string) *exec.Cmd {
+	c.t.Helper()
+	cmd := exec.Command(path, args...)
+	log := &strings.Builder{}
+	c.mu.Lock()
+	c.logs[name] = log
+	c.mu.Unlock()
+	pr, pw := io.Pipe()
+	cmd.Stdout, cmd.Stderr = pw, pw
+	go func() {
+		sc := bufio.NewScanner(pr)
+		sc.Buffer(make([]byte, 1<<20), 1<<20)
+		for sc.Scan() {
+			c.mu.Lock()
+			log.WriteString(sc.Text() + "\n")
+			c.mu.Unlock()
+		}
+	}()
+	if err := cmd.Start(); err != nil {
+		c.t.Fatalf("starting %s: %v", name, err)
+	}
+	exited := make(chan struct{})
+	c.exited[cmd] = exited
+	go func() { cmd.Wait(); pw.Close(); close(exited) }()
+	return cmd
+}
+
+// waitTaskManagers polls the job manager's metrics until n task managers are
+// registered.
+func (c *processCluster) waitTaskManagers(n int, timeout time.Duration) {
+	c.t.Helper()
+	deadline := time.Now().Add(timeout)
+	for time.Now().Before(deadline) {
+		if got, err := c.registered(); err == nil && got == n {
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	c.t.Fatalf("%d task managers did not register within %s\n%s", n, timeout, c.Logs())
+}
+
+// registered reads the registered task manager gauge from /metrics.
+func (c *processCluster) registered() (int, error) {
+	resp, err := http.Get("http://" + c.httpAddr + "/metrics")
+	if err != nil {
+		return 0, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return 0, err
+	}
+	for _, line := range strings.Split(string(body), "\n") {
+		if strings.HasPrefix(line, "braid_taskmanagers_registered ") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "braid_taskmanagers_registered ")), 64)
+			return int(v), err
+		}
+	}
+	return 0, fmt.Errorf("no braid_taskmanagers_registered metric")
+}
+
+// Logs returns everything the processes printed, for failure messages.
+func (c *processCluster) Logs() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var sb strings.Builder
+	for name, l := range c.logs {
+		fmt.Fprintf(&sb, "=== %s\n%s", name, tail(l.String(), 4000))
+	}
+	return sb.String()
+}
+
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "..." + s[len(s)-n:]
+}
+
+// kill sends SIGKILL to task manager i.
+func (c *processCluster) kill(i int) {
+	c.tms[i].Process.Signal(syscall.SIGKILL)
+}
+
+func (c *processCluster) stop() {
+	for _, p := range append(c.tms, c.jm) {
+		if p.Process != nil {
+			p.Process.Signal(syscall.SIGTERM)
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		for _, p := range append(c.tms, c.jm) {
+			<-c.exited[p]
+		}
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		for _, p := range append(c.tms, c.jm) {
+			p.Process.Kill()
+		}
+	}
+	if c.t.Failed() {
+		c.t.Logf("cluster logs:\n%s", c.Logs())
+	}
+	os.RemoveAll(c.dir)
+}
