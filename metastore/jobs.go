@@ -1,0 +1,205 @@
+package metastore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// ErrIllegalTransition is returned by SetJobStatus when the installed status
+// check (see SetStatusCheck) rejects the change.
+var ErrIllegalTransition = errors.New("illegal job status transition")
+
+// JobRecord is what etcd holds about a job. The immutable part (everything
+// but Status, Error and EndUnixMs) is stored at jobs/<id>/spec, the mutable
+// part at jobs/<id>/status, so status changes do not rewrite the graph.
+type JobRecord struct {
+	ID, Name, SQL string
+	// Status is one of the scheduler.JobStatus strings ("CREATED", "RUNNING",
+	// "FINISHED", "FAILED", "CANCELED").
+	Status      string
+	Error       string
+	StartUnixMs int64
+	EndUnixMs   int64
+	// Graph is the proto-encoded braidv1.JobGraph.
+	Graph []byte
+	// Placements is opaque here: the job manager's encoding of where each
+	// subtask runs.
+	Placements []byte
+}
+
+type jobSpec struct {
+	ID          string `json:"id"`
+	Name        string `json:"name,omitempty"`
+	SQL         string `json:"sql,omitempty"`
+	StartUnixMs int64  `json:"start_unix_ms,omitempty"`
+	Graph       []byte `json:"graph,omitempty"`
+	Placements  []byte `json:"placements,omitempty"`
+}
+
+type jobStatus struct {
+	Status    string `json:"status"`
+	Error     string `json:"error,omitempty"`
+	EndUnixMs int64  `json:"end_unix_ms,omitempty"`
+}
+
+func (s *Store) jobKey(id, leaf string) string { return s.key("jobs", id, leaf) }
+
+// PutJob writes j's spec and status in one transaction, replacing an
+// existing record with the same ID (a rescheduled job rewrites its
+// placements this way). j is not retained. PutJob does not apply the status
+// check: it is how a record is created or restored.
+func (s *Store) PutJob(ctx context.Context, j *JobRecord) error {
+	if j.ID == "" {
+		return fmt.Errorf("metastore: job without an id")
+	}
+	spec, err := json.Marshal(jobSpec{ID: j.ID, Name: j.Name, SQL: j.SQL, StartUnixMs: j.StartUnixMs, Graph: j.Graph, Placements: j.Placements})
+	if err != nil {
+		return fmt.Errorf("metastore: encode job %s: %w", j.ID, err)
+	}
+	status, err := json.Marshal(jobStatus{Status: j.Status, Error: j.Error, EndUnixMs: j.EndUnixMs})
+	if err != nil {
+		return fmt.Errorf("metastore: encode job %s status: %w", j.ID, err)
+	}
+	_, err = s.client.Txn(ctx).Then(
+		clientv3.OpPut(s.jobKey(j.ID, "spec"), string(spec)),
+		clientv3.OpPut(s.jobKey(j.ID, "status"), string(status)),
+	).Commit()
+	if err != nil {
+		return fmt.Errorf("metastore: put job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// SetJobStatus changes a job's status, error message and end time. It is a
+// compare-and-swap on the status key, retried when another writer got there
+// first, so the status check always sees the status it replaces. It fails
+// with ErrNotFound for an unknown job and ErrIllegalTransition when the
+// check rejects the change; setting the current status again is allowed and
+// rewrites errMsg and endUnixMs.
+func (s *Store) SetJobStatus(ctx context.Context, id, status, errMsg string, endUnixMs int64) error {
+	key := s.jobKey(id, "status")
+	val, err := json.Marshal(jobStatus{Status: status, Error: errMsg, EndUnixMs: endUnixMs})
+	if err != nil {
+		return fmt.Errorf("metastore: encode job %s status: %w", id, err)
+	}
+	check := s.statusCheck()
+	for {
+		resp, err := s.client.Get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("metastore: read job %s status: %w", id, err)
+		}
+		if len(resp.Kvs) == 0 {
+			return fmt.Errorf("job %s: %w", id, ErrNotFound)
+		}
+		kv := resp.Kvs[0]
+		var cur jobStatus
+		if err := json.Unmarshal(kv.Value, &cur); err != nil {
+			return fmt.Errorf("metastore: decode job %s status: %w", id, err)
+		}
+		if check != nil && cur.Status != status && !check(cur.Status, status) {
+			return fmt.Errorf("job %s: %s -> %s: %w", id, cur.Status, status, ErrIllegalTransition)
+		}
+		txn, err := s.client.Txn(ctx).
+			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
+			Then(clientv3.OpPut(key, string(val))).
+			Commit()
+		if err != nil {
+			return fmt.Errorf("metastore: set job %s status: %w", id, err)
+		}
+		if txn.Succeeded {
+			return nil
+		}
+	}
+}
+
+// GetJob returns the job's record; ErrNotFound (wrapped with the id) when
+// there is none.
+func (s *Store) GetJob(ctx context.Context, id string) (*JobRecord, error) {
+	resp, err := s.client.Txn(ctx).Then(
+		clientv3.OpGet(s.jobKey(id, "spec")),
+		clientv3.OpGet(s.jobKey(id, "status")),
+	).Commit()
+	if err != nil {
+		return nil, fmt.Errorf("metastore: get job %s: %w", id, err)
+	}
+	specKvs := resp.Responses[0].GetResponseRange().Kvs
+	if len(specKvs) == 0 {
+		return nil, fmt.Errorf("job %s: %w", id, ErrNotFound)
+	}
+	var statusVal []byte
+	if kvs := resp.Responses[1].GetResponseRange().Kvs; len(kvs) > 0 {
+		statusVal = kvs[0].Value
+	}
+	return decodeJob(specKvs[0].Value, statusVal)
+}
+
+func decodeJob(specVal, statusVal []byte) (*JobRecord, error) {
+	var spec jobSpec
+	if err := json.Unmarshal(specVal, &spec); err != nil {
+		return nil, fmt.Errorf("metastore: decode job spec: %w", err)
+	}
+	var st jobStatus
+	if statusVal != nil {
+		if err := json.Unmarshal(statusVal, &st); err != nil {
+			return nil, fmt.Errorf("metastore: decode job %s status: %w", spec.ID, err)
+		}
+	}
+	return &JobRecord{
+		ID: spec.ID, Name: spec.Name, SQL: spec.SQL,
+		Status: st.Status, Error: st.Error,
+		StartUnixMs: spec.StartUnixMs, EndUnixMs: st.EndUnixMs,
+		Graph: spec.Graph, Placements: spec.Placements,
+	}, nil
+}
+
+// ListJobs returns every job, ordered by start time then id, from one
+// consistent read. Keys under jobs/<id>/ other than spec and status (such
+// as checkpoint pointers) are skipped.
+func (s *Store) ListJobs(ctx context.Context) ([]*JobRecord, error) {
+	dir := s.dir("jobs")
+	resp, err := s.client.Get(ctx, dir, clientv3.WithPrefix())
+	if err != nil {
+		return nil, fmt.Errorf("metastore: list jobs: %w", err)
+	}
+	specs := map[string][]byte{}
+	statuses := map[string][]byte{}
+	for _, kv := range resp.Kvs {
+		rest := strings.TrimPrefix(string(kv.Key), dir)
+		esc, leaf, ok := strings.Cut(rest, "/")
+		if !ok {
+			continue
+		}
+		id, err := url.PathUnescape(esc)
+		if err != nil {
+			continue
+		}
+		switch leaf {
+		case "spec":
+			specs[id] = kv.Value
+		case "status":
+			statuses[id] = kv.Value
+		}
+	}
+	jobs := make([]*JobRecord, 0, len(specs))
+	for id, spec := range specs {
+		j, err := decodeJob(spec, statuses[id])
+		if err != nil {
+			return nil, err
+		}
+		jobs = append(jobs, j)
+	}
+	sort.Slice(jobs, func(a, b int) bool {
+		if jobs[a].StartUnixMs != jobs[b].StartUnixMs {
+			return jobs[a].StartUnixMs < jobs[b].StartUnixMs
+		}
+		return jobs[a].ID < jobs[b].ID
+	})
+	return jobs, nil
+}
