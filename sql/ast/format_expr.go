@@ -1,0 +1,476 @@
+package ast
+
+import "strings"
+
+func (n *Ident) format(p *printer) {
+	if n.Quoted || NeedsQuotes(n.Name) {
+		p.str(QuoteIdent(n.Name))
+		return
+	}
+	p.str(n.Name)
+}
+
+func (n *ObjectName) format(p *printer) { dotted(p, n.Parts) }
+
+func dotted(p *printer, parts []*Ident) {
+	for i, id := range parts {
+		if i > 0 {
+			p.str(".")
+		}
+		id.format(p)
+	}
+}
+
+func (n *Option) format(p *printer) {
+	p.str(QuoteString(n.Key))
+	p.str(" = ")
+	p.str(QuoteString(n.Value))
+}
+
+func (n *Hint) format(p *printer) {
+	n.Name.format(p)
+	switch {
+	case len(n.Options) > 0:
+		p.str("(")
+		list(p, n.Options)
+		p.str(")")
+	case len(n.Args) > 0:
+		p.str("(")
+		list(p, n.Args)
+		p.str(")")
+	}
+}
+
+func (n *HintArg) format(p *printer) {
+	if n.Literal {
+		p.str(QuoteString(n.Value))
+		return
+	}
+	(&Ident{Name: n.Value}).format(p)
+}
+
+func (n *HintOption) format(p *printer) {
+	if n.KeyIdent {
+		(&Ident{Name: n.Key}).format(p)
+	} else {
+		p.str(QuoteString(n.Key))
+	}
+	p.str(" = ")
+	p.str(QuoteString(n.Value))
+}
+
+func hints(p *printer, hs []*Hint) {
+	p.str("/*+ ")
+	list(p, hs)
+	p.str(" */")
+}
+
+func (n *Literal) format(p *printer) {
+	switch n.Kind {
+	case LitNumber, LitBool:
+		p.str(n.Value)
+	case LitString:
+		p.str(QuoteString(n.Value))
+	case LitBinary:
+		p.str("X'" + n.Value + "'")
+	case LitNull:
+		p.str("NULL")
+	case LitUnknown:
+		p.str("UNKNOWN")
+	case LitDate:
+		p.str("DATE " + QuoteString(n.Value))
+	case LitTime:
+		p.str("TIME " + QuoteString(n.Value))
+	case LitTimestamp:
+		p.str("TIMESTAMP " + QuoteString(n.Value))
+	}
+}
+
+func intArgs(p *printer, args []int) {
+	if args == nil {
+		return
+	}
+	p.str("(")
+	for i, a := range args {
+		if i > 0 {
+			p.str(", ")
+		}
+		p.str(itoa(a))
+	}
+	p.str(")")
+}
+
+func (n *IntervalQualifier) format(p *printer) {
+	p.str(string(n.Start))
+	intArgs(p, n.StartArgs)
+	if n.End != "" {
+		p.str(" TO ")
+		p.str(string(n.End))
+		intArgs(p, n.EndArgs)
+	}
+}
+
+func (n *IntervalLit) format(p *printer) {
+	p.str("INTERVAL ")
+	if n.Negative {
+		p.str("-")
+	}
+	if n.Numeric {
+		p.str(n.Value)
+	} else {
+		p.str(QuoteString(n.Value))
+	}
+	p.str(" ")
+	n.Qualifier.format(p)
+}
+
+func (n *ColumnRef) format(p *printer) { dotted(p, n.Parts) }
+
+func (n *Star) format(p *printer) {
+	for _, q := range n.Qualifier {
+		q.format(p)
+		p.str(".")
+	}
+	p.str("*")
+}
+
+func (n *Unary) format(p *printer) {
+	if n.Op == OpNot {
+		p.str("NOT ")
+		p.sub(n.X, precNot)
+		return
+	}
+	p.str(string(n.Op))
+	if _, ok := n.X.(*Unary); ok {
+		// NB: "- -x" must not print as "--x", a comment.
+		p.str("(")
+		n.X.format(p)
+		p.str(")")
+		return
+	}
+	p.sub(n.X, precUnary)
+}
+
+func (n *Binary) format(p *printer) {
+	prec := binaryPrec(n.Op)
+	p.sub(n.L, prec)
+	p.str(" ")
+	p.str(string(n.Op))
+	p.str(" ")
+	p.sub(n.R, prec+1)
+}
+
+func not(p *printer, b bool) {
+	if b {
+		p.str(" NOT")
+	}
+}
+
+func (n *IsExpr) format(p *printer) {
+	p.sub(n.X, precCmp)
+	p.str(" IS")
+	not(p, n.Not)
+	p.str(" ")
+	p.str(n.What)
+}
+
+func (n *Between) format(p *printer) {
+	p.sub(n.X, precCmp)
+	not(p, n.Not)
+	p.str(" BETWEEN ")
+	if n.Mode != "" {
+		p.str(n.Mode)
+		p.str(" ")
+	}
+	p.sub(n.Low, precConcat)
+	p.str(" AND ")
+	p.sub(n.High, precConcat)
+}
+
+func (n *InExpr) format(p *printer) {
+	p.sub(n.X, precCmp)
+	not(p, n.Not)
+	p.str(" IN (")
+	if n.Query != nil {
+		n.Query.format(p)
+	} else {
+		list(p, n.List)
+	}
+	p.str(")")
+}
+
+func (n *LikeExpr) format(p *printer) {
+	p.sub(n.X, precCmp)
+	not(p, n.Not)
+	if n.Similar {
+		p.str(" SIMILAR TO ")
+	} else {
+		p.str(" LIKE ")
+	}
+	p.sub(n.Pattern, precConcat)
+	if n.Escape != nil {
+		p.str(" ESCAPE ")
+		p.sub(n.Escape, precConcat)
+	}
+}
+
+func (n *FuncCall) format(p *printer) {
+	for i, id := range n.Name.Parts {
+		if i > 0 {
+			p.str(".")
+		}
+		if id.Quoted {
+			p.str(QuoteIdent(id.Name))
+		} else {
+			p.str(id.Name)
+		}
+	}
+	if n.NoParens {
+		return
+	}
+	p.str("(")
+	switch {
+	case n.Star:
+		p.str("*")
+	case len(n.Args) == 2 && len(n.Name.Parts) == 1 && !n.Distinct &&
+		strings.EqualFold(n.Name.Parts[0].Name, "POSITION"):
+		p.sub(n.Args[0], precConcat)
+		p.str(" IN ")
+		p.sub(n.Args[1], precConcat)
+	default:
+		if n.Distinct {
+			p.str("DISTINCT ")
+		}
+		list(p, n.Args)
+	}
+	p.str(")")
+	if n.Filter != nil {
+		p.str(" FILTER (WHERE ")
+		n.Filter.format(p)
+		p.str(")")
+	}
+	switch {
+	case n.OverName != nil:
+		p.str(" OVER ")
+		n.OverName.format(p)
+	case n.Over != nil:
+		p.str(" OVER (")
+		n.Over.format(p)
+		p.str(")")
+	}
+}
+
+func (n *NamedArg) format(p *printer) {
+	n.Name.format(p)
+	p.str(" => ")
+	n.Value.format(p)
+}
+
+func (n *TableArg) format(p *printer) {
+	p.str("TABLE ")
+	n.Name.format(p)
+}
+
+func (n *Descriptor) format(p *printer) {
+	p.str("DESCRIPTOR(")
+	list(p, n.Columns)
+	p.str(")")
+}
+
+func (n *Cast) format(p *printer) {
+	if n.Try {
+		p.str("TRY_CAST(")
+	} else {
+		p.str("CAST(")
+	}
+	n.X.format(p)
+	p.str(" AS ")
+	n.Type.format(p)
+	p.str(")")
+}
+
+func (n *Extract) format(p *printer) {
+	p.str("EXTRACT(")
+	p.str(string(n.Unit))
+	p.str(" FROM ")
+	n.X.format(p)
+	p.str(")")
+}
+
+func (n *TimestampDiff) format(p *printer) {
+	p.str("TIMESTAMPDIFF(")
+	p.str(string(n.Unit))
+	p.str(", ")
+	n.A.format(p)
+	p.str(", ")
+	n.B.format(p)
+	p.str(")")
+}
+
+func (n *TimestampAdd) format(p *printer) {
+	p.str("TIMESTAMPADD(")
+	p.str(string(n.Unit))
+	p.str(", ")
+	n.N.format(p)
+	p.str(", ")
+	n.T.format(p)
+	p.str(")")
+}
+
+func (n *Trim) format(p *printer) {
+	p.str("TRIM(")
+	if n.Mode != "" || n.Chars != nil {
+		if n.Mode != "" {
+			p.str(n.Mode)
+			p.str(" ")
+		}
+		if n.Chars != nil {
+			p.sub(n.Chars, precConcat)
+			p.str(" ")
+		}
+		p.str("FROM ")
+	}
+	n.X.format(p)
+	p.str(")")
+}
+
+func (n *When) format(p *printer) {
+	p.str("WHEN ")
+	n.Cond.format(p)
+	p.str(" THEN ")
+	n.Result.format(p)
+}
+
+func (n *Case) format(p *printer) {
+	p.str("CASE")
+	if n.Operand != nil {
+		p.str(" ")
+		n.Operand.format(p)
+	}
+	for _, w := range n.Whens {
+		p.str(" ")
+		w.format(p)
+	}
+	if n.Else != nil {
+		p.str(" ELSE ")
+		n.Else.format(p)
+	}
+	p.str(" END")
+}
+
+func (n *Subquery) format(p *printer) {
+	p.str("(")
+	n.Query.format(p)
+	p.str(")")
+}
+
+func (n *Exists) format(p *printer) {
+	p.str("EXISTS (")
+	n.Query.format(p)
+	p.str(")")
+}
+
+func (n *RowCtor) format(p *printer) {
+	if n.Implicit && len(n.Items) > 1 {
+		p.str("(")
+	} else {
+		p.str("ROW(")
+	}
+	list(p, n.Items)
+	p.str(")")
+}
+
+func (n *ArrayCtor) format(p *printer) {
+	p.str("ARRAY[")
+	list(p, n.Items)
+	p.str("]")
+}
+
+func (n *MapCtor) format(p *printer) {
+	p.str("MAP[")
+	list(p, n.Items)
+	p.str("]")
+}
+
+func (n *Index) format(p *printer) {
+	p.sub(n.X, precPostfix)
+	p.str("[")
+	n.Index.format(p)
+	p.str("]")
+}
+
+func (n *FieldAccess) format(p *printer) {
+	if _, ok := n.X.(*ColumnRef); ok {
+		p.str("(")
+		n.X.format(p)
+		p.str(")")
+	} else {
+		p.sub(n.X, precPostfix)
+	}
+	p.str(".")
+	n.Field.format(p)
+}
+
+func (n *GroupingSets) format(p *printer) {
+	p.str(n.Kind)
+	p.str(" (")
+	for i, set := range n.Sets {
+		if i > 0 {
+			p.str(", ")
+		}
+		if len(set) == 1 {
+			set[0].format(p)
+			continue
+		}
+		p.str("(")
+		list(p, set)
+		p.str(")")
+	}
+	p.str(")")
+}
+
+func (n *WindowSpec) format(p *printer) {
+	sep := ""
+	if n.Ref != nil {
+		n.Ref.format(p)
+		sep = " "
+	}
+	if len(n.PartitionBy) > 0 {
+		p.str(sep + "PARTITION BY ")
+		list(p, n.PartitionBy)
+		sep = " "
+	}
+	if len(n.OrderBy) > 0 {
+		p.str(sep + "ORDER BY ")
+		list(p, n.OrderBy)
+		sep = " "
+	}
+	if n.Frame != nil {
+		p.str(sep)
+		n.Frame.format(p)
+	}
+}
+
+func (n *Frame) format(p *printer) {
+	if n.Rows {
+		p.str("ROWS ")
+	} else {
+		p.str("RANGE ")
+	}
+	if n.End == nil {
+		n.Start.format(p)
+		return
+	}
+	p.str("BETWEEN ")
+	n.Start.format(p)
+	p.str(" AND ")
+	n.End.format(p)
+}
+
+func (n *FrameBound) format(p *printer) {
+	if n.Offset != nil {
+		p.sub(n.Offset, precConcat)
+		p.str(" ")
+	}
+	p.str(n.Kind)
+}
