@@ -1,0 +1,229 @@
+package client
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"slices"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+)
+
+// maxRecvMsgSize bounds one ExecuteResponse; result batches are a few MiB at
+// most, but a wide row set in one batch must not fail the query.
+const maxRecvMsgSize = 256 << 20
+
+// dialTimeout bounds the reachability probe of Dial when ctx has no deadline.
+const dialTimeout = 5 * time.Second
+
+// Client is a connection to a job manager. It is safe for concurrent use.
+type Client struct {
+	endpoint string
+	conn     *grpc.ClientConn
+	rpc      braidv1.ClientServiceClient
+}
+
+// Dial connects to the job manager at endpoint (host:port) without TLS. It
+// checks that the endpoint accepts connections, so a cluster that is down is
+// reported here, as "cannot reach job manager at host:port: ...", rather
+// than at the first call. ctx bounds the check only.
+func Dial(ctx context.Context, endpoint string) (*Client, error) {
+	pctx := ctx
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		pctx, cancel = context.WithTimeout(ctx, dialTimeout)
+		defer cancel()
+	}
+	var d net.Dialer
+	nc, err := d.DialContext(pctx, "tcp", endpoint)
+	if err != nil {
+		return nil, unreachable(endpoint, err)
+	}
+	nc.Close()
+	conn, err := grpc.NewClient(endpoint,
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)))
+	if err != nil {
+		return nil, unreachable(endpoint, err)
+	}
+	return &Client{endpoint: endpoint, conn: conn, rpc: braidv1.NewClientServiceClient(conn)}, nil
+}
+
+// newWithConn wraps an existing connection; tests use it with an in-process
+// server.
+func newWithConn(endpoint string, conn *grpc.ClientConn) *Client {
+	return &Client{endpoint: endpoint, conn: conn, rpc: braidv1.NewClientServiceClient(conn)}
+}
+
+// Endpoint returns the address the client was dialled with.
+func (c *Client) Endpoint() string { return c.endpoint }
+
+// Close closes the connection. Sessions of the client are not closed on the
+// server; they expire there.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// unreachable names the endpoint in a connection failure, keeping the cause
+// short: "connection refused" rather than the whole dial chain.
+func unreachable(endpoint string, err error) error {
+	var op *net.OpError
+	if errors.As(err, &op) && op.Err != nil {
+		err = op.Err
+		var se interface{ Unwrap() error }
+		if errors.As(op.Err, &se) && se.Unwrap() != nil {
+			err = se.Unwrap()
+		}
+	}
+	return fmt.Errorf("cannot reach job manager at %s: %w", endpoint, err)
+}
+
+// ServerError is an error the server returned. Its text is the server's
+// message, without gRPC's "rpc error: code = ..." prefix.
+type ServerError struct {
+	Code    codes.Code
+	Message string
+}
+
+func (e *ServerError) Error() string { return e.Message }
+
+// convert turns a gRPC error into a ServerError, or into the unreachable
+// error when the server went away, or into ctx's error when ctx ended.
+func (c *Client) convert(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	st := status.Convert(err)
+	switch st.Code() {
+	case codes.Canceled:
+		return context.Canceled
+	case codes.Unavailable:
+		return fmt.Errorf("cannot reach job manager at %s: %s", c.endpoint, st.Message())
+	}
+	return &ServerError{Code: st.Code(), Message: st.Message()}
+}
+
+// JobSummary is one job as ListJobs reports it. End is zero while the job
+// runs; Error is set when it failed.
+type JobSummary struct {
+	ID     string
+	Name   string
+	Status string
+	Start  time.Time
+	End    time.Time
+	Error  string
+}
+
+// JobDetail is a job with its vertices and where their subtasks run.
+type JobDetail struct {
+	Job      JobSummary
+	Vertices []Vertex
+}
+
+// Vertex is one vertex of a job graph (an operator chain).
+type Vertex struct {
+	ID          int
+	Name        string
+	Parallelism int
+	Subtasks    []Subtask
+}
+
+// Subtask is one parallel instance of a vertex.
+type Subtask struct {
+	Index              int
+	TaskManagerID      string
+	TaskManagerAddress string
+	Status             string
+	RowsIn             int64
+	RowsOut            int64
+	RemoteRowsOut      int64
+}
+
+func fromUnixMs(ms int64) time.Time {
+	if ms == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(ms)
+}
+
+func jobFromProto(j *braidv1.JobSummary) JobSummary {
+	return JobSummary{
+		ID:     j.GetJobId(),
+		Name:   j.GetName(),
+		Status: j.GetStatus(),
+		Start:  fromUnixMs(j.GetStartTimeUnixMs()),
+		End:    fromUnixMs(j.GetEndTimeUnixMs()),
+		Error:  j.GetError(),
+	}
+}
+
+// ListJobs returns every job the job manager knows, in the server's order.
+func (c *Client) ListJobs(ctx context.Context) ([]JobSummary, error) {
+	resp, err := c.rpc.ListJobs(ctx, &braidv1.ListJobsRequest{})
+	if err != nil {
+		return nil, c.convert(ctx, err)
+	}
+	out := make([]JobSummary, 0, len(resp.GetJobs()))
+	for _, j := range resp.GetJobs() {
+		out = append(out, jobFromProto(j))
+	}
+	return out, nil
+}
+
+// DescribeJob returns the job with its vertices in graph order and, under
+// each, its subtasks ordered by index.
+func (c *Client) DescribeJob(ctx context.Context, jobID string) (JobDetail, error) {
+	resp, err := c.rpc.DescribeJob(ctx, &braidv1.DescribeJobRequest{JobId: jobID})
+	if err != nil {
+		return JobDetail{}, c.convert(ctx, err)
+	}
+	d := JobDetail{Job: jobFromProto(resp.GetJob())}
+	byID := map[int32]int{}
+	for _, v := range resp.GetGraph().GetVertices() {
+		byID[v.GetId()] = len(d.Vertices)
+		d.Vertices = append(d.Vertices, Vertex{ID: int(v.GetId()), Name: v.GetName(), Parallelism: int(v.GetParallelism())})
+	}
+	for _, st := range resp.GetSubtasks() {
+		i, ok := byID[st.GetVertex()]
+		if !ok {
+			// A subtask of a vertex the graph does not list: keep it visible.
+			i = len(d.Vertices)
+			byID[st.GetVertex()] = i
+			d.Vertices = append(d.Vertices, Vertex{ID: int(st.GetVertex()), Name: "?"})
+		}
+		v := &d.Vertices[i]
+		v.Subtasks = append(v.Subtasks, Subtask{
+			Index:              int(st.GetSubtask()),
+			TaskManagerID:      st.GetTaskManagerId(),
+			TaskManagerAddress: st.GetTaskManagerAddress(),
+			Status:             st.GetStatus(),
+			RowsIn:             st.GetRowsIn(),
+			RowsOut:            st.GetRowsOut(),
+			RemoteRowsOut:      st.GetRemoteRowsOut(),
+		})
+	}
+	for i := range d.Vertices {
+		sortSubtasks(d.Vertices[i].Subtasks)
+	}
+	return d, nil
+}
+
+func sortSubtasks(s []Subtask) {
+	slices.SortStableFunc(s, func(a, b Subtask) int { return cmp.Compare(a.Index, b.Index) })
+}
+
+// CancelJob asks the job manager to cancel a job. It returns when the
+// request is accepted, not when the job has stopped.
+func (c *Client) CancelJob(ctx context.Context, jobID string) error {
+	_, err := c.rpc.CancelJob(ctx, &braidv1.CancelJobRequest{JobId: jobID})
+	return c.convert(ctx, err)
+}
