@@ -1,0 +1,62 @@
+package connectors
+
+import (
+	"errors"
+
+	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/types"
+)
+
+func init() {
+	operators.RegisterOperator(jobgraph.KindCollect, func(config []byte) (operators.Operator, error) {
+		var spec jobgraph.CollectSpec
+		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+			return nil, err
+		}
+		return &CollectSink{}, nil
+	})
+}
+
+// CollectSink hands every input batch, row kinds included, to the subtask's
+// operators.ResultWriter, and closes the writer when its input ends; that
+// close is the client's end of this subtask's results. The writer borrows
+// each batch. It emits nothing.
+type CollectSink struct {
+	w      operators.ResultWriter
+	closed bool
+}
+
+var _ operators.Operator = (*CollectSink)(nil)
+
+// Open implements operators.Operator. It fails if the context carries no
+// ResultWriter.
+func (s *CollectSink) Open(ctx *operators.Context) error {
+	if ctx.Results == nil {
+		return errors.New("collect sink: the task has no result writer")
+	}
+	s.w = ctx.Results
+	return nil
+}
+
+// Process implements operators.Operator.
+func (s *CollectSink) Process(_ int, b types.Batch, _ operators.Collector) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	return s.w.Write(b)
+}
+
+// EndInput implements operators.Operator: it closes the result writer.
+func (s *CollectSink) EndInput(int, operators.Collector) error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	return s.w.Close()
+}
+
+// Close implements operators.Operator. A sink closed before its input ended
+// (a cancelled or failed job) leaves the writer open, so the client does not
+// mistake a partial result for a complete one; the task reports the failure.
+func (s *CollectSink) Close() error { return nil }
