@@ -1,0 +1,312 @@
+package shuffle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
+)
+
+// DefaultRegisterTimeout is how long a sender waits for its target subtask
+// to register its inbox.
+const DefaultRegisterTimeout = 30 * time.Second
+
+// SubtaskKey names one subtask of one job.
+type SubtaskKey struct {
+	JobID   string
+	Vertex  int
+	Subtask int
+}
+
+// ExchangeOptions configure an Exchange. Zero values take defaults.
+type ExchangeOptions struct {
+	Logger *zap.Logger
+	// RegisterTimeout bounds the wait for a target inbox to be registered.
+	RegisterTimeout time.Duration
+	// Pool dials remote task managers; the Exchange owns it (Close closes it).
+	Pool *ConnPool
+}
+
+// Exchange is a task manager's registry of the inboxes of its deployed
+// subtasks, and its DataService server. A subtask registers its Inbox under
+// its SubtaskKey before it starts; local Outboxes and remote Exchange
+// streams then find their channel there.
+type Exchange struct {
+	braidv1.UnimplementedDataServiceServer
+
+	log     *zap.Logger
+	timeout time.Duration
+	pool    *ConnPool
+
+	mu struct {
+		sync.Mutex
+		inboxes map[SubtaskKey]*Inbox
+		// changed is closed, and replaced, whenever an inbox registers.
+		changed chan struct{}
+	}
+}
+
+var _ braidv1.DataServiceServer = (*Exchange)(nil)
+
+// NewExchange returns an empty registry.
+func NewExchange(opts ExchangeOptions) *Exchange {
+	x := &Exchange{log: opts.Logger, timeout: opts.RegisterTimeout, pool: opts.Pool}
+	if x.log == nil {
+		x.log = zap.NewNop()
+	}
+	if x.timeout <= 0 {
+		x.timeout = DefaultRegisterTimeout
+	}
+	if x.pool == nil {
+		x.pool = NewConnPool()
+	}
+	x.mu.inboxes = map[SubtaskKey]*Inbox{}
+	x.mu.changed = make(chan struct{})
+	return x
+}
+
+// Pool returns the connection pool for remote sends.
+func (x *Exchange) Pool() *ConnPool { return x.pool }
+
+// Register makes in reachable under key. It fails if key is taken.
+func (x *Exchange) Register(key SubtaskKey, in *Inbox) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if _, ok := x.mu.inboxes[key]; ok {
+		return fmt.Errorf("shuffle: subtask %+v already registered", key)
+	}
+	x.mu.inboxes[key] = in
+	close(x.mu.changed)
+	x.mu.changed = make(chan struct{})
+	return nil
+}
+
+// Unregister removes key's inbox, if in is still the one registered, and
+// closes it: its senders fail with ErrInboxClosed.
+func (x *Exchange) Unregister(key SubtaskKey, in *Inbox) {
+	x.mu.Lock()
+	if x.mu.inboxes[key] == in {
+		delete(x.mu.inboxes, key)
+	}
+	x.mu.Unlock()
+	in.Close()
+}
+
+// UnregisterJob removes and closes every inbox of a job, as when the job is
+// cancelled or ends.
+func (x *Exchange) UnregisterJob(jobID string) {
+	var closing []*Inbox
+	x.mu.Lock()
+	for k, in := range x.mu.inboxes {
+		if k.JobID == jobID {
+			closing = append(closing, in)
+			delete(x.mu.inboxes, k)
+		}
+	}
+	x.mu.Unlock()
+	for _, in := range closing {
+		in.Close()
+	}
+}
+
+// Close closes the connection pool. Registered inboxes are left alone.
+func (x *Exchange) Close() error { return x.pool.Close() }
+
+// lookup waits until key is registered, up to the register timeout.
+func (x *Exchange) lookup(ctx context.Context, key SubtaskKey) (*Inbox, error) {
+	timer := time.NewTimer(x.timeout)
+	defer timer.Stop()
+	for {
+		x.mu.Lock()
+		in, ok := x.mu.inboxes[key]
+		changed := x.mu.changed
+		x.mu.Unlock()
+		if ok {
+			return in, nil
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-timer.C:
+			return nil, fmt.Errorf("shuffle: subtask %+v not registered within %v", key, x.timeout)
+		}
+	}
+}
+
+// attach finds the inbox channel a sender feeds, waiting for its registration.
+func (x *Exchange) attach(ctx context.Context, h *braidv1.ChannelHeader) (*inboxChannel, error) {
+	key := SubtaskKey{JobID: h.JobId, Vertex: int(h.TargetVertex), Subtask: int(h.TargetSubtask)}
+	in, err := x.lookup(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	return in.attach(ChannelSpec{Input: int(h.TargetInput), SourceVertex: int(h.SourceVertex), SourceSubtask: int(h.SourceSubtask)})
+}
+
+// Exchange serves one channel from a remote upstream subtask: the header,
+// then Arrow IPC bytes and control events, ending with end-of-input. It
+// reads the next message only once the previous event is queued in the
+// inbox, so a full inbox stops the sender through gRPC flow control.
+func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessage, braidv1.ExchangeAck]) error {
+	ctx := stream.Context()
+	first, err := stream.Recv()
+	if err != nil {
+		return err
+	}
+	h := first.GetHeader()
+	if h == nil {
+		return status.Error(codes.InvalidArgument, "shuffle: first exchange message is not a channel header")
+	}
+	ch, err := x.attach(ctx, h)
+	if err != nil {
+		if ctx.Err() != nil {
+			return status.FromContextError(ctx.Err()).Err()
+		}
+		return status.Error(codes.NotFound, err.Error())
+	}
+	err = x.serve(ctx, stream, ch)
+	if err == nil {
+		return stream.SendAndClose(&braidv1.ExchangeAck{})
+	}
+	switch {
+	case errors.Is(err, ErrInboxClosed):
+		return status.Error(codes.Aborted, err.Error())
+	case ctx.Err() != nil:
+		return status.FromContextError(ctx.Err()).Err()
+	}
+	x.log.Warn("exchange stream failed", zap.String("job", h.JobId), zap.Int32("source_vertex", h.SourceVertex),
+		zap.Int32("source_subtask", h.SourceSubtask), zap.Int32("target_vertex", h.TargetVertex),
+		zap.Int32("target_subtask", h.TargetSubtask), zap.Error(err))
+	if _, ok := status.FromError(err); ok {
+		return err
+	}
+	return status.Error(codes.Internal, err.Error())
+}
+
+func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[braidv1.DataMessage, braidv1.ExchangeAck], ch *inboxChannel) error {
+	var dec decoder
+	defer dec.release()
+	ended := false
+	for {
+		m, err := stream.Recv()
+		if err == io.EOF {
+			if !ended {
+				return errors.New("shuffle: exchange stream closed before end-of-input")
+			}
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if ended {
+			return errors.New("shuffle: exchange message after end-of-input")
+		}
+		switch p := m.Payload.(type) {
+		case *braidv1.DataMessage_ArrowIpc:
+			if err := dec.feed(p.ArrowIpc, func(b types.Batch) error { return ch.put(ctx, Event{Kind: EventBatch, Batch: b}) }); err != nil {
+				return err
+			}
+		case *braidv1.DataMessage_Event:
+			ev, err := eventFromProto(p.Event)
+			if err != nil {
+				return err
+			}
+			if err := ch.put(ctx, ev); err != nil {
+				return err
+			}
+			ended = ev.Kind == EventEndOfInput
+		default:
+			return fmt.Errorf("shuffle: unexpected exchange message %T", m.Payload)
+		}
+	}
+}
+
+func eventFromProto(e *braidv1.ControlEvent) (Event, error) {
+	switch e.Kind {
+	case braidv1.ControlEvent_KIND_END_OF_INPUT:
+		return Event{Kind: EventEndOfInput}, nil
+	case braidv1.ControlEvent_KIND_WATERMARK:
+		return Event{Kind: EventWatermark, Value: e.Value}, nil
+	case braidv1.ControlEvent_KIND_BARRIER:
+		return Event{Kind: EventBarrier, Value: e.Value}, nil
+	}
+	return Event{}, fmt.Errorf("shuffle: unknown control event %v", e.Kind)
+}
+
+func eventToProto(ev Event) *braidv1.ControlEvent {
+	switch ev.Kind {
+	case EventEndOfInput:
+		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_END_OF_INPUT}
+	case EventWatermark:
+		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_WATERMARK, Value: ev.Value}
+	case EventBarrier:
+		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_BARRIER, Value: ev.Value}
+	}
+	panic(fmt.Sprintf("shuffle: no control event for %v", ev.Kind))
+}
+
+// decoder turns the Arrow IPC bytes of a channel back into batches. Every
+// message holds whole IPC messages (the sender flushes only after complete
+// writes), the first one starting with the schema.
+type decoder struct {
+	src bytesReader
+	rdr *ipc.Reader
+}
+
+func (d *decoder) feed(p []byte, emit func(types.Batch) error) error {
+	d.src.b = p
+	if d.rdr == nil {
+		r, err := ipc.NewReader(&d.src)
+		if err != nil {
+			return fmt.Errorf("shuffle: reading channel schema: %w", err)
+		}
+		d.rdr = r
+	}
+	for len(d.src.b) > 0 {
+		if !d.rdr.Next() {
+			if err := d.rdr.Err(); err != nil {
+				return fmt.Errorf("shuffle: decoding batch: %w", err)
+			}
+			return errors.New("shuffle: truncated Arrow IPC message")
+		}
+		rec := d.rdr.RecordBatch()
+		rec.Retain()
+		b := types.Batch{Rec: rec}
+		if err := emit(b); err != nil {
+			b.Release()
+			return err
+		}
+	}
+	return nil
+}
+
+func (d *decoder) release() {
+	if d.rdr != nil {
+		d.rdr.Release()
+	}
+}
+
+// bytesReader reads the current message's bytes; it reports io.EOF between
+// messages.
+type bytesReader struct{ b []byte }
+
+func (r *bytesReader) Read(p []byte) (int, error) {
+	if len(r.b) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, r.b)
+	r.b = r.b[n:]
+	return n, nil
+}

@@ -1,0 +1,207 @@
+package shuffle
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// ErrInboxClosed is returned to senders and to Next once an Inbox is closed,
+// for instance because its job was cancelled.
+var ErrInboxClosed = errors.New("shuffle: inbox closed")
+
+// DefaultChannelCapacity is the number of events an Inbox buffers per
+// channel unless told otherwise.
+const DefaultChannelCapacity = 4
+
+// ChannelSpec names one input channel of an Inbox: the upstream subtask that
+// feeds it and the logical input (0, or 0/1 for a join) it belongs to.
+type ChannelSpec struct {
+	Input         int
+	SourceVertex  int
+	SourceSubtask int
+}
+
+// Inbox merges the input channels of one consuming subtask. Each channel has
+// exactly one sender (a local Outbox or a remote Exchange stream) and a
+// bounded queue: a sender blocks while its queue is full, which is how
+// backpressure reaches upstream. Next returns events in arrival order; the
+// order within a channel is the order they were sent.
+//
+// Next is called from one goroutine. Sends may come from any goroutines,
+// one per channel.
+type Inbox struct {
+	numInputs int
+	chans     []*inboxChannel
+	byKey     map[ChannelSpec]*inboxChannel
+	// ready holds the index of a channel once per event queued on it. Its
+	// capacity is the sum of the channel capacities, so a send to it never
+	// blocks: every index in it has an event in that channel's queue.
+	ready chan int
+
+	done      chan struct{}
+	closeOnce sync.Once
+
+	// Consumer state, owned by the goroutine calling Next.
+	open     []int // per input: channels not yet ended
+	pending  []int // inputs whose end is yet to be reported
+	inputsUp int   // inputs not yet reported ended
+}
+
+type inboxChannel struct {
+	in    *Inbox
+	idx   int
+	spec  ChannelSpec
+	q     chan Event
+	ended bool // consumer side
+
+	mu       sync.Mutex
+	attached bool
+}
+
+// NewInbox returns an inbox with numInputs logical inputs fed by channels.
+// capacity is the number of events buffered per channel (at least 1;
+// DefaultChannelCapacity when 0). An input with no channels ends at once.
+func NewInbox(numInputs int, channels []ChannelSpec, capacity int) (*Inbox, error) {
+	if capacity <= 0 {
+		capacity = DefaultChannelCapacity
+	}
+	in := &Inbox{
+		numInputs: numInputs,
+		byKey:     make(map[ChannelSpec]*inboxChannel, len(channels)),
+		ready:     make(chan int, capacity*len(channels)),
+		done:      make(chan struct{}),
+		open:      make([]int, numInputs),
+		inputsUp:  numInputs,
+	}
+	for i, c := range channels {
+		if c.Input < 0 || c.Input >= numInputs {
+			return nil, fmt.Errorf("shuffle: channel %+v: input out of range [0, %d)", c, numInputs)
+		}
+		if _, dup := in.byKey[c]; dup {
+			return nil, fmt.Errorf("shuffle: duplicate channel %+v", c)
+		}
+		ch := &inboxChannel{in: in, idx: i, spec: c, q: make(chan Event, capacity)}
+		in.chans = append(in.chans, ch)
+		in.byKey[c] = ch
+		in.open[c.Input]++
+	}
+	for i, n := range in.open {
+		if n == 0 {
+			in.pending = append(in.pending, i)
+		}
+	}
+	return in, nil
+}
+
+// NumInputs returns the number of logical inputs.
+func (in *Inbox) NumInputs() int { return in.numInputs }
+
+// Channels returns the channel specs, in channel index order.
+func (in *Inbox) Channels() []ChannelSpec {
+	out := make([]ChannelSpec, len(in.chans))
+	for i, c := range in.chans {
+		out[i] = c.spec
+	}
+	return out
+}
+
+// Next blocks until an event arrives and returns it with its logical input.
+// Batches, watermarks and barriers are returned as they arrive; a channel's
+// end-of-input is not returned itself: once every channel of an input has
+// ended, Next returns one EventEndOfInput for that input. After every input
+// has ended Next returns io.EOF. It returns ctx.Err() when ctx is done and
+// ErrInboxClosed after Close. The caller owns returned batches.
+func (in *Inbox) Next(ctx context.Context) (int, Event, error) {
+	for {
+		if len(in.pending) > 0 {
+			i := in.pending[0]
+			in.pending = in.pending[1:]
+			in.inputsUp--
+			return i, Event{Kind: EventEndOfInput}, nil
+		}
+		if in.inputsUp == 0 {
+			return 0, Event{}, io.EOF
+		}
+		select {
+		case idx := <-in.ready:
+			ch := in.chans[idx]
+			ev := <-ch.q // present: see ready
+			ev.Channel = idx
+			if ch.ended {
+				ev.Batch.Release()
+				return 0, Event{}, fmt.Errorf("shuffle: %s after end-of-input on channel %+v", ev.Kind, ch.spec)
+			}
+			if ev.Kind != EventEndOfInput {
+				return ch.spec.Input, ev, nil
+			}
+			ch.ended = true
+			if in.open[ch.spec.Input]--; in.open[ch.spec.Input] == 0 {
+				in.pending = append(in.pending, ch.spec.Input)
+			}
+		case <-ctx.Done():
+			return 0, Event{}, ctx.Err()
+		case <-in.done:
+			return 0, Event{}, ErrInboxClosed
+		}
+	}
+}
+
+// Close fails pending and future sends with ErrInboxClosed and releases the
+// batches still queued. It is idempotent and may be called from any
+// goroutine, concurrently with Next (which then returns ErrInboxClosed or,
+// at most, events already queued).
+func (in *Inbox) Close() {
+	in.closeOnce.Do(func() { close(in.done) })
+	for {
+		select {
+		case idx := <-in.ready:
+			ev := <-in.chans[idx].q
+			ev.Batch.Release()
+		default:
+			return
+		}
+	}
+}
+
+// closed reports whether Close was called.
+func (in *Inbox) closed() bool {
+	select {
+	case <-in.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// channel returns the channel for spec and marks it attached: a channel takes
+// one sender only.
+func (in *Inbox) attach(spec ChannelSpec) (*inboxChannel, error) {
+	ch, ok := in.byKey[spec]
+	if !ok {
+		return nil, fmt.Errorf("shuffle: no input channel %+v", spec)
+	}
+	ch.mu.Lock()
+	defer ch.mu.Unlock()
+	if ch.attached {
+		return nil, fmt.Errorf("shuffle: input channel %+v already has a sender", spec)
+	}
+	ch.attached = true
+	return ch, nil
+}
+
+// put queues ev, blocking while the channel is full. On error the caller
+// still owns ev's batch.
+func (ch *inboxChannel) put(ctx context.Context, ev Event) error {
+	select {
+	case ch.q <- ev:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch.in.done:
+		return ErrInboxClosed
+	}
+	ch.in.ready <- ch.idx
+	return nil
+}

@@ -1,0 +1,146 @@
+package shuffle
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
+)
+
+// Targets returns the subtasks of the target vertex that source subtask
+// `source` sends to over an edge with partitioning p. FORWARD connects
+// subtask i to subtask i mod targetParallelism, SINGLE connects every source
+// to subtask 0, and the other kinds connect every source to every target.
+func Targets(p braidv1.Partitioning, source, targetParallelism int) []int {
+	switch p {
+	case braidv1.Partitioning_PARTITIONING_FORWARD:
+		return []int{source % targetParallelism}
+	case braidv1.Partitioning_PARTITIONING_SINGLE:
+		return []int{0}
+	}
+	out := make([]int, targetParallelism)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// Sources returns the subtasks of the source vertex that send to subtask
+// `target` over an edge with partitioning p: the inverse of Targets.
+func Sources(p braidv1.Partitioning, target, sourceParallelism, targetParallelism int) []int {
+	var out []int
+	for s := 0; s < sourceParallelism; s++ {
+		for _, t := range Targets(p, s, targetParallelism) {
+			if t == target {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
+}
+
+// Partitioner splits batches among the n target subtasks of an edge. It is
+// used by one goroutine and reuses its scratch space between calls.
+type Partitioner struct {
+	kind           braidv1.Partitioning
+	n              int
+	keys           []int
+	maxParallelism int
+	next           int // round-robin position
+
+	hashes []uint64
+	keyCol []arrow.Array
+	idx    [][]int32
+}
+
+// NewPartitioner returns a partitioner for an edge of kind p into n target
+// subtasks. HASH edges hash keyColumns into maxParallelism key groups.
+func NewPartitioner(p braidv1.Partitioning, n int, keyColumns []int, maxParallelism int) (*Partitioner, error) {
+	if n <= 0 {
+		return nil, fmt.Errorf("shuffle: %d target subtasks", n)
+	}
+	switch p {
+	case braidv1.Partitioning_PARTITIONING_FORWARD, braidv1.Partitioning_PARTITIONING_BROADCAST,
+		braidv1.Partitioning_PARTITIONING_REBALANCE, braidv1.Partitioning_PARTITIONING_SINGLE:
+	case braidv1.Partitioning_PARTITIONING_HASH:
+		if len(keyColumns) == 0 {
+			return nil, fmt.Errorf("shuffle: HASH edge without key columns")
+		}
+		if maxParallelism < n {
+			return nil, fmt.Errorf("shuffle: max parallelism %d below parallelism %d", maxParallelism, n)
+		}
+	default:
+		return nil, fmt.Errorf("shuffle: unsupported partitioning %v", p)
+	}
+	return &Partitioner{
+		kind: p, n: n, keys: keyColumns, maxParallelism: maxParallelism,
+		idx: make([][]int32, n),
+	}, nil
+}
+
+// Partition calls emit once per target that receives rows of b, in target
+// order. target indexes Targets(kind, source, n): for FORWARD and SINGLE it
+// is always 0 (the one target), otherwise it is the target subtask. The
+// batch passed to emit is borrowed: it is either b itself (all rows go to
+// that target) or a sub-batch that Partition releases after emit returns.
+// Partition stops at the first error. Empty batches are dropped.
+func (p *Partitioner) Partition(b types.Batch, emit func(target int, b types.Batch) error) error {
+	if b.NumRows() == 0 {
+		return nil
+	}
+	switch p.kind {
+	case braidv1.Partitioning_PARTITIONING_FORWARD, braidv1.Partitioning_PARTITIONING_SINGLE:
+		return emit(0, b)
+	case braidv1.Partitioning_PARTITIONING_BROADCAST:
+		for t := 0; t < p.n; t++ {
+			if err := emit(t, b); err != nil {
+				return err
+			}
+		}
+		return nil
+	case braidv1.Partitioning_PARTITIONING_REBALANCE:
+		t := p.next
+		p.next = (p.next + 1) % p.n
+		return emit(t, b)
+	}
+	return p.hashPartition(b, emit)
+}
+
+func (p *Partitioner) hashPartition(b types.Batch, emit func(int, types.Batch) error) error {
+	n := b.NumRows()
+	if cap(p.hashes) < n {
+		p.hashes = make([]uint64, n)
+	}
+	hs := p.hashes[:n]
+	p.keyCol = p.keyCol[:0]
+	for _, k := range p.keys {
+		p.keyCol = append(p.keyCol, b.Column(k))
+	}
+	types.HashColumns(p.keyCol, hs)
+	for t := range p.idx {
+		p.idx[t] = p.idx[t][:0]
+	}
+	maxP := uint64(p.maxParallelism)
+	par := uint64(p.n)
+	for i, h := range hs {
+		t := (h % maxP) * par / maxP // SubtaskForKeyGroup(KeyGroupForHash(h))
+		p.idx[t] = append(p.idx[t], int32(i))
+	}
+	for t, idx := range p.idx {
+		switch len(idx) {
+		case 0:
+			continue
+		case n:
+			return emit(t, b)
+		}
+		sub := Take(b, idx)
+		err := emit(t, sub)
+		sub.Release()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
