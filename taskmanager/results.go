@@ -1,0 +1,108 @@
+package taskmanager
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"google.golang.org/grpc"
+
+	"github.com/braidflow/braid/operators"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
+)
+
+// resultWriter streams a collect sink's batches to the job manager as one
+// Arrow IPC stream cut into ResultChunks. The stream opens on the first
+// Write; the first chunk carries the schema. Close ends the IPC stream and
+// sends end=true, then waits for the job manager's acknowledgement, so the
+// rows are delivered before the subtask reports FINISHED.
+type resultWriter struct {
+	ctx     context.Context
+	client  braidv1.ClusterServiceClient
+	jobID   string
+	subtask int32
+
+	mu     sync.Mutex
+	stream grpc.ClientStreamingClient[braidv1.ResultChunk, braidv1.PushResultsAck]
+	buf    bytes.Buffer // reused for every chunk
+	w      *ipc.Writer
+	closed bool
+}
+
+var _ operators.ResultWriter = (*resultWriter)(nil)
+
+func (r *resultWriter) open() error {
+	if r.stream != nil {
+		return nil
+	}
+	s, err := r.client.PushResults(r.ctx)
+	if err != nil {
+		return fmt.Errorf("taskmanager: open the result stream to the job manager: %w", err)
+	}
+	r.stream = s
+	return nil
+}
+
+// Write encodes b and sends it. It borrows b.
+func (r *resultWriter) Write(b types.Batch) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return errors.New("taskmanager: write to a closed result writer")
+	}
+	if err := r.open(); err != nil {
+		return err
+	}
+	if r.w == nil {
+		r.w = ipc.NewWriter(&r.buf, ipc.WithSchema(b.Rec.Schema()))
+	}
+	r.buf.Reset()
+	if err := r.w.Write(b.Rec); err != nil {
+		return fmt.Errorf("taskmanager: encode result batch: %w", err)
+	}
+	return r.send(false)
+}
+
+// send ships what buf holds. NB: gRPC serializes the message inside Send,
+// so buf may be reused as soon as Send returns.
+func (r *resultWriter) send(end bool) error {
+	err := r.stream.Send(&braidv1.ResultChunk{JobId: r.jobID, Subtask: r.subtask, ArrowIpc: r.buf.Bytes(), End: end})
+	if err != nil {
+		// The real cause arrives with CloseAndRecv.
+		if _, rerr := r.stream.CloseAndRecv(); rerr != nil {
+			err = rerr
+		}
+		return fmt.Errorf("taskmanager: send results to the job manager: %w", err)
+	}
+	return nil
+}
+
+// Close ends the result stream. It is idempotent.
+func (r *resultWriter) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if err := r.open(); err != nil {
+		return err
+	}
+	r.buf.Reset()
+	if r.w != nil {
+		if err := r.w.Close(); err != nil {
+			return fmt.Errorf("taskmanager: end the result stream: %w", err)
+		}
+	}
+	if err := r.send(true); err != nil {
+		return err
+	}
+	if _, err := r.stream.CloseAndRecv(); err != nil {
+		return fmt.Errorf("taskmanager: results not acknowledged by the job manager: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,292 @@
+package taskmanager
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/ipc"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+	"go.uber.org/goleak"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// fakeJM is a ClusterService that records what task managers tell it.
+type fakeJM struct {
+	braidv1.UnimplementedClusterServiceServer
+	mu         sync.Mutex
+	registered int
+	heartbeats int
+	forget     bool // answer the next heartbeat with known=false
+	reports    []*braidv1.TaskStatusReport
+	results    bytes.Buffer
+	ended      bool
+	changed    chan struct{}
+}
+
+func (f *fakeJM) note() {
+	select {
+	case f.changed <- struct{}{}:
+	default:
+	}
+}
+
+func (f *fakeJM) RegisterTaskManager(_ context.Context, r *braidv1.RegisterTaskManagerRequest) (*braidv1.RegisterTaskManagerResponse, error) {
+	f.mu.Lock()
+	f.registered++
+	f.mu.Unlock()
+	f.note()
+	return &braidv1.RegisterTaskManagerResponse{HeartbeatIntervalMs: 20}, nil
+}
+
+func (f *fakeJM) Heartbeat(context.Context, *braidv1.HeartbeatRequest) (*braidv1.HeartbeatResponse, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.heartbeats++
+	known := !f.forget
+	f.forget = false
+	f.note()
+	return &braidv1.HeartbeatResponse{Known: known}, nil
+}
+
+func (f *fakeJM) ReportTaskStatus(_ context.Context, r *braidv1.TaskStatusReport) (*braidv1.TaskStatusAck, error) {
+	f.mu.Lock()
+	f.reports = append(f.reports, r)
+	f.mu.Unlock()
+	f.note()
+	return &braidv1.TaskStatusAck{}, nil
+}
+
+func (f *fakeJM) PushResults(s grpc.ClientStreamingServer[braidv1.ResultChunk, braidv1.PushResultsAck]) error {
+	for {
+		c, err := s.Recv()
+		if errors.Is(err, io.EOF) {
+			return s.SendAndClose(&braidv1.PushResultsAck{})
+		}
+		if err != nil {
+			return err
+		}
+		f.mu.Lock()
+		f.results.Write(c.ArrowIpc)
+		f.ended = f.ended || c.End
+		f.mu.Unlock()
+		f.note()
+	}
+}
+
+// waitFor polls cond under f.mu until it holds or 5 s pass.
+func (f *fakeJM) waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(5 * time.Second)
+	for {
+		f.mu.Lock()
+		ok := cond()
+		f.mu.Unlock()
+		if ok {
+			return
+		}
+		select {
+		case <-f.changed:
+		case <-time.After(10 * time.Millisecond):
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s", what)
+		}
+	}
+}
+
+func (f *fakeJM) state(job string, vertex int32) braidv1.TaskState {
+	var s braidv1.TaskState
+	for _, r := range f.reports {
+		if r.JobId == job && r.Vertex == vertex {
+			s = r.State
+		}
+	}
+	return s
+}
+
+func startFakeJM(t *testing.T) (*fakeJM, string) {
+	f := &fakeJM{changed: make(chan struct{}, 1)}
+	lis, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := grpc.NewServer()
+	braidv1.RegisterClusterServiceServer(s, f)
+	go s.Serve(lis)
+	t.Cleanup(s.Stop)
+	return f, lis.Addr().String()
+}
+
+// fakeSubtask is a runnable driven by a function.
+type fakeSubtask struct {
+	run func(ctx context.Context) error
+}
+
+func (s *fakeSubtask) Run(ctx context.Context) error             { return s.run(ctx) }
+func (s *fakeSubtask) Counters() (rowsIn, rowsOut, remote int64) { return 0, 3, 0 }
+
+func testBatch() types.Batch {
+	schema := types.Schema{{Name: "n", Type: types.DataType{Kind: types.KindBigInt}}}.ArrowSchema()
+	b := array.NewInt64Builder(memory.DefaultAllocator)
+	b.AppendValues([]int64{1, 2, 3}, nil)
+	col := b.NewArray()
+	defer col.Release()
+	return types.NewInsertBatch(schema, []arrow.Array{col}, 3)
+}
+
+func TestTaskManager(t *testing.T) {
+	f, jmAddr := startFakeJM(t)
+	dir := t.TempDir()
+	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0", DataDir: dir, ID: "tm-test", Slots: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tm.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := tm.WaitRegistered(wctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// known=false makes the task manager register again.
+	f.waitFor(t, "heartbeats", func() bool { return f.heartbeats >= 2 })
+	f.mu.Lock()
+	f.forget = true
+	f.mu.Unlock()
+	f.waitFor(t, "re-registration", func() bool { return f.registered >= 2 })
+
+	// Vertex 0 sends rows to the collect sink, vertex 1 panics, vertex 2
+	// runs until canceled.
+	var stateDir string
+	buildSubtask = func(tm *TaskManager, spec subtaskSpec) (runnable, error) {
+		switch spec.Vertex {
+		case 0:
+			res := spec.Ctx.Results
+			if res == nil {
+				return nil, errors.New("no result writer for a collect vertex")
+			}
+			return &fakeSubtask{run: func(context.Context) error {
+				b := testBatch()
+				defer b.Release()
+				for range 2 {
+					if err := res.Write(b); err != nil {
+						return err
+					}
+				}
+				return res.Close()
+			}}, nil
+		case 1:
+			return &fakeSubtask{run: func(context.Context) error { panic("boom") }}, nil
+		default:
+			stateDir = spec.Ctx.StateDir
+			if spec.Ctx.Brokers[0] != "b1:9092" || spec.Ctx.StateCacheBytes != DefaultStateCacheBytes/3 {
+				return nil, errors.New("wrong context")
+			}
+			return &fakeSubtask{run: func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}, nil
+		}
+	}
+	defer func() { buildSubtask = nil }()
+
+	conn, err := grpc.NewClient(tm.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ts := braidv1.NewTaskServiceClient(conn)
+	graph := &braidv1.JobGraph{
+		JobId:  "job1",
+		Config: map[string]string{ConfigBrokers: "b1:9092,b2:9092"},
+		Vertices: []*braidv1.Vertex{
+			{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: kindCollect}}},
+			{Id: 1, Name: "bad", Parallelism: 1},
+			{Id: 2, Name: "forever", Parallelism: 1},
+		},
+	}
+	_, err = ts.DeployTasks(ctx, &braidv1.DeployTasksRequest{Graph: graph, Deploy: []*braidv1.SubtaskRef{{Vertex: 0}, {Vertex: 1}, {Vertex: 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor(t, "sink finished", func() bool { return f.state("job1", 0) == braidv1.TaskState_TASK_STATE_FINISHED })
+	f.waitFor(t, "panic reported", func() bool { return f.state("job1", 1) == braidv1.TaskState_TASK_STATE_FAILED })
+	f.waitFor(t, "forever running", func() bool { return f.state("job1", 2) == braidv1.TaskState_TASK_STATE_RUNNING })
+
+	f.mu.Lock()
+	for _, r := range f.reports {
+		if r.State == braidv1.TaskState_TASK_STATE_FAILED && r.Error != "panic: boom" {
+			t.Errorf("failure reported as %q", r.Error)
+		}
+	}
+	if !f.ended {
+		t.Error("result stream did not end")
+	}
+	rows := 0
+	rd, err := ipc.NewReader(bytes.NewReader(f.results.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for rd.Next() {
+		rows += int(rd.RecordBatch().NumRows())
+	}
+	if rd.Err() != nil {
+		t.Fatal(rd.Err())
+	}
+	rd.Release()
+	f.mu.Unlock()
+	if rows != 6 {
+		t.Errorf("got %d result rows, want 6", rows)
+	}
+
+	if _, err := os.Stat(stateDir); err != nil {
+		t.Fatalf("state dir of a running subtask: %v", err)
+	}
+	if _, err := ts.CancelJob(ctx, &braidv1.CancelTasksRequest{JobId: "job1"}); err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor(t, "cancel reported", func() bool { return f.state("job1", 2) == braidv1.TaskState_TASK_STATE_CANCELED })
+	if _, err := os.Stat(stateDir); !os.IsNotExist(err) {
+		t.Errorf("state dir survives cancel: %v", err)
+	}
+}
+
+func TestDeployRejectsBadSubtask(t *testing.T) {
+	_, jmAddr := startFakeJM(t)
+	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	err = tm.deploy(&braidv1.DeployTasksRequest{
+		Graph:  &braidv1.JobGraph{JobId: "j", Vertices: []*braidv1.Vertex{{Id: 0, Parallelism: 1}}},
+		Deploy: []*braidv1.SubtaskRef{{Vertex: 0, Subtask: 1}},
+	})
+	if err == nil {
+		t.Fatal("deploy of subtask 1 at parallelism 1 succeeded")
+	}
+	tm.mu.Lock()
+	n := len(tm.mu.jobs)
+	tm.mu.Unlock()
+	if n != 0 {
+		t.Errorf("failed deploy left %d jobs behind", n)
+	}
+}
