@@ -1,0 +1,27 @@
+// Package scheduler decides where a job's subtasks run. It is pure: no I/O,
+// no goroutines. The job manager feeds it task manager membership and job
+// lifecycle events and performs what it returns.
+//
+// Placement follows Flink's slot sharing: slot i of a job holds subtask i of
+// every vertex, so a job whose largest vertex parallelism is p takes p
+// slots, and a forward edge between vertices of equal parallelism stays in
+// one process. Slots are taken round robin over the task managers, most free
+// slots first, so a parallel operator spreads over the cluster:
+//
+//	pool := scheduler.NewSlotPool()
+//	pool.Add("tm-1", "10.0.0.1:7000", 2)
+//	pool.Add("tm-2", "10.0.0.2:7000", 2)
+//	// source p=2, aggregate p=4: four slots, tm-1 tm-2 tm-1 tm-2.
+//	placements, err := pool.Schedule(jobID, graph)
+//	...
+//	pool.Release(jobID) // when the job ends
+//	lost := pool.Remove("tm-2") // jobs that must fail over
+//
+// Place is the same decision over a given list of task managers, for
+// callers that keep their own bookkeeping.
+//
+// JobStatus is the job lifecycle as a small state machine: CREATED, RUNNING,
+// then one of the terminal FINISHED, FAILED, CANCELED. metastore stores the
+// status strings; CheckTransition plugs the machine into
+// metastore.Store.SetStatusCheck.
+package scheduler
