@@ -50,9 +50,17 @@ type Partitioner struct {
 	maxParallelism int
 	next           int // round-robin position
 
-	hashes []uint64
-	keyCol []arrow.Array
-	idx    [][]int32
+	// kgTarget maps a key group to its target subtask; kgMask is
+	// maxParallelism-1 when that is a power of two, else 0.
+	kgTarget []int32
+	kgMask   uint64
+
+	hashes    []uint64
+	keyCol    []arrow.Array
+	rowTarget []int32
+	positions []int32
+	counts    []int32
+	idx       [][]int32
 }
 
 // NewPartitioner returns a partitioner for an edge of kind p into n target
@@ -74,10 +82,20 @@ func NewPartitioner(p braidv1.Partitioning, n int, keyColumns []int, maxParallel
 	default:
 		return nil, fmt.Errorf("shuffle: unsupported partitioning %v", p)
 	}
-	return &Partitioner{
+	part := &Partitioner{
 		kind: p, n: n, keys: keyColumns, maxParallelism: maxParallelism,
-		idx: make([][]int32, n),
-	}, nil
+		idx: make([][]int32, n), counts: make([]int32, n),
+	}
+	if p == braidv1.Partitioning_PARTITIONING_HASH {
+		part.kgTarget = make([]int32, maxParallelism)
+		for kg := range part.kgTarget {
+			part.kgTarget[kg] = int32(types.SubtaskForKeyGroup(kg, n, maxParallelism))
+		}
+		if maxParallelism&(maxParallelism-1) == 0 {
+			part.kgMask = uint64(maxParallelism - 1)
+		}
+	}
+	return part, nil
 }
 
 // Partition calls emit once per target that receives rows of b, in target
@@ -119,13 +137,39 @@ func (p *Partitioner) hashPartition(b types.Batch, emit func(int, types.Batch) e
 		p.keyCol = append(p.keyCol, b.Column(k))
 	}
 	types.HashColumns(p.keyCol, hs)
-	for t := range p.idx {
-		p.idx[t] = p.idx[t][:0]
+	// Two passes, a counting sort: target of each row, then row positions
+	// grouped by target.
+	if cap(p.rowTarget) < n {
+		p.rowTarget = make([]int32, n)
 	}
-	maxP := uint64(p.maxParallelism)
-	par := uint64(p.n)
-	for i, h := range hs {
-		t := (h % maxP) * par / maxP // SubtaskForKeyGroup(KeyGroupForHash(h))
+	rt := p.rowTarget[:n]
+	counts := p.counts
+	clear(counts)
+	table := p.kgTarget
+	if mask := p.kgMask; mask != 0 {
+		for i, h := range hs {
+			t := table[h&mask]
+			rt[i] = t
+			counts[t]++
+		}
+	} else {
+		maxP := uint64(p.maxParallelism)
+		for i, h := range hs {
+			t := table[h%maxP]
+			rt[i] = t
+			counts[t]++
+		}
+	}
+	if cap(p.positions) < n {
+		p.positions = make([]int32, n)
+	}
+	pos := p.positions[:n]
+	start := 0
+	for t, c := range counts {
+		p.idx[t] = pos[start : start : start+int(c)]
+		start += int(c)
+	}
+	for i, t := range rt {
 		p.idx[t] = append(p.idx[t], int32(i))
 	}
 	for t, idx := range p.idx {

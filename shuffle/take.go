@@ -126,15 +126,15 @@ func takeVarBinary(d arrow.ArrayData, idx []int32) (offsets, data []byte) {
 	if b := d.Buffers()[2]; b != nil {
 		src = b.Bytes()
 	}
-	total := 0
-	for _, i := range idx {
-		total += int(offs[i+1] - offs[i])
-	}
 	out := make([]int32, len(idx)+1)
-	data = make([]byte, 0, total)
+	total := int32(0)
 	for j, i := range idx {
-		data = append(data, src[offs[i]:offs[i+1]]...)
-		out[j+1] = int32(len(data))
+		total += offs[i+1] - offs[i]
+		out[j+1] = total
+	}
+	data = make([]byte, total)
+	for j, i := range idx {
+		copy(data[out[j]:out[j+1]], src[offs[i]:offs[i+1]])
 	}
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(out))), len(out)*4), data
 }

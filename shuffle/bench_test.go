@@ -1,0 +1,121 @@
+package shuffle
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"testing"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
+)
+
+const benchRows = 4096
+
+func reportRows(b *testing.B, rowsPerOp int) {
+	b.ReportMetric(float64(rowsPerOp)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+func BenchmarkHashPartition(b *testing.B) {
+	batch := makeBatch(0, benchRows, 1<<20, false)
+	defer batch.Release()
+	for _, n := range []int{1, 4} {
+		b.Run(fmt.Sprintf("targets=%d", n), func(b *testing.B) {
+			p, err := NewPartitioner(braidv1.Partitioning_PARTITIONING_HASH, n, []int{0}, 128)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				_ = p.Partition(batch, func(int, types.Batch) error { return nil })
+			}
+			reportRows(b, benchRows)
+		})
+	}
+}
+
+// benchExchange sends b.N batches from one producer to `consumers` subtasks
+// that drain their inboxes.
+func benchExchange(b *testing.B, px, cx *Exchange, target Target, kind braidv1.Partitioning, consumers int) {
+	ctx := context.Background()
+	batch := makeBatch(0, benchRows, 1<<20, false)
+	defer batch.Release()
+	done := make(chan error, consumers)
+	keys := make([]SubtaskKey, consumers)
+	inboxes := make([]*Inbox, consumers)
+	for c := 0; c < consumers; c++ {
+		in, err := NewInbox(1, []ChannelSpec{{Input: 0, SourceVertex: 1}}, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		keys[c], inboxes[c] = SubtaskKey{JobID: job, Vertex: 2, Subtask: c}, in
+		if err := cx.Register(keys[c], in); err != nil {
+			b.Fatal(err)
+		}
+		go func() {
+			for {
+				_, ev, err := in.Next(ctx)
+				if err != nil {
+					if err == io.EOF {
+						err = nil
+					}
+					done <- err
+					return
+				}
+				ev.Batch.Release()
+			}
+		}()
+	}
+	targets := make([]Target, consumers)
+	for i := range targets {
+		targets[i] = target
+	}
+	o, err := NewOutbox(px, OutboxSpec{JobID: job, SourceVertex: 1, TargetVertex: 2,
+		Partitioning: kind, KeyColumns: []int{0}, Targets: targets})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := o.Send(ctx, batch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if err := o.Close(ctx); err != nil {
+		b.Fatal(err)
+	}
+	for c := 0; c < consumers; c++ {
+		if err := <-done; err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	reportRows(b, benchRows)
+	for c := range keys {
+		cx.Unregister(keys[c], inboxes[c])
+	}
+}
+
+func BenchmarkLocalExchange(b *testing.B) {
+	b.Run("forward", func(b *testing.B) {
+		x := NewExchange(ExchangeOptions{})
+		defer x.Close()
+		benchExchange(b, x, x, Target{Local: true}, braidv1.Partitioning_PARTITIONING_FORWARD, 1)
+	})
+	b.Run("hash=4", func(b *testing.B) {
+		x := NewExchange(ExchangeOptions{})
+		defer x.Close()
+		benchExchange(b, x, x, Target{Local: true}, braidv1.Partitioning_PARTITIONING_HASH, 4)
+	})
+}
+
+func BenchmarkRemoteShuffle(b *testing.B) {
+	a, _ := startTM(b)
+	c, addr := startTM(b)
+	b.Run("forward", func(b *testing.B) {
+		benchExchange(b, a, c, Target{Address: addr}, braidv1.Partitioning_PARTITIONING_FORWARD, 1)
+	})
+	b.Run("hash=4", func(b *testing.B) {
+		benchExchange(b, a, c, Target{Address: addr}, braidv1.Partitioning_PARTITIONING_HASH, 4)
+	})
+}
