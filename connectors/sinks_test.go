@@ -222,4 +222,3 @@ func TestValues(t *testing.T) {
 }
 
 func itoa(i int) string { return strconv.Itoa(i) }
-
