@@ -40,6 +40,9 @@ type Config struct {
 	// ID names the task manager; hostname-port when empty.
 	ID     string
 	Logger *zap.Logger
+	// Build builds subtasks; nil selects the runtime. Tests and embedders
+	// that run their own subtasks set it.
+	Build BuildFunc
 }
 
 func (c *Config) setDefaults() error {

@@ -2,9 +2,10 @@ package taskmanager
 
 import "errors"
 
-// buildSubtask builds a subtask from its spec and registers its inbox with
-// the task manager's exchange, so upstream subtasks can connect as soon as
-// DeployTasks returns. Tests replace it.
-var buildSubtask = func(tm *TaskManager, spec subtaskSpec) (runnable, error) {
+// build builds a subtask with Config.Build, or the runtime when that is nil.
+func (tm *TaskManager) build(spec SubtaskSpec) (Subtask, error) {
+	if tm.cfg.Build != nil {
+		return tm.cfg.Build(spec)
+	}
 	return nil, errors.New("taskmanager: the runtime is not linked into this build")
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/shuffle"
 	"github.com/braidflow/braid/types"
 )
 
@@ -27,24 +28,33 @@ const ConfigBrokers = "braid.brokers"
 // kindCollect is jobgraph.KindCollect, the operator kind of a collect sink.
 const kindCollect = "collect"
 
-// runnable is one deployed subtask, ready to run; runtime.Subtask satisfies
-// it. Run returns nil at the end of its input, ctx.Err() once canceled.
-type runnable interface {
+// Subtask is one deployed subtask, ready to run; runtime.Subtask satisfies
+// it. Run returns nil at the end of its input and ctx.Err() once canceled;
+// the task manager calls it once, from the subtask's own goroutine.
+type Subtask interface {
 	Run(ctx context.Context) error
 	// Counters returns the rows read, written, and written to other task
 	// managers so far. It is safe to call while Run runs.
 	Counters() (rowsIn, rowsOut, remoteRowsOut int64)
 }
 
-// subtaskSpec is everything a subtask is built from.
-type subtaskSpec struct {
+// SubtaskSpec is everything a subtask is built from.
+type SubtaskSpec struct {
 	Graph         *braidv1.JobGraph
 	Vertex        int
 	Subtask       int
 	Placements    []*braidv1.Placement
 	TaskManagerID string
-	Ctx           *operators.Context
+	// Ctx is the operators' context; Results is set for a collect vertex.
+	Ctx *operators.Context
+	// Exchange is the task manager's shuffle registry: the subtask
+	// registers its inbox there before its builder returns.
+	Exchange *shuffle.Exchange
 }
+
+// BuildFunc builds a subtask from its spec and registers its inbox, so
+// upstream subtasks can connect as soon as DeployTasks returns.
+type BuildFunc func(SubtaskSpec) (Subtask, error)
 
 // runningJob is the part of one job that runs on this task manager.
 type runningJob struct {
@@ -82,8 +92,8 @@ func (s *taskService) CancelJob(ctx context.Context, req *braidv1.CancelTasksReq
 }
 
 type built struct {
-	spec subtaskSpec
-	run  runnable
+	spec SubtaskSpec
+	run  Subtask
 }
 
 func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
@@ -109,8 +119,8 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 	for _, ref := range req.Deploy {
 		spec, err := tm.spec(j, req, ref)
 		if err == nil {
-			var r runnable
-			if r, err = buildSubtask(tm, spec); err == nil {
+			var r Subtask
+			if r, err = tm.build(spec); err == nil {
 				subtasks = append(subtasks, built{spec, r})
 				continue
 			}
@@ -193,11 +203,11 @@ func vertexParallelism(g *braidv1.JobGraph, id int32) int32 {
 }
 
 // spec builds the operators.Context of one subtask.
-func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref *braidv1.SubtaskRef) (subtaskSpec, error) {
+func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref *braidv1.SubtaskRef) (SubtaskSpec, error) {
 	g := req.Graph
 	v := vertexOf(g, ref.Vertex)
 	if v == nil {
-		return subtaskSpec{}, fmt.Errorf("no vertex %d in the job graph", ref.Vertex)
+		return SubtaskSpec{}, fmt.Errorf("no vertex %d in the job graph", ref.Vertex)
 	}
 	p := max(int(v.Parallelism), 1)
 	maxP := int(g.MaxParallelism)
@@ -205,7 +215,7 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 		maxP = types.DefaultMaxParallelism
 	}
 	if int(ref.Subtask) >= p || ref.Subtask < 0 {
-		return subtaskSpec{}, fmt.Errorf("subtask index %d out of range for parallelism %d", ref.Subtask, p)
+		return SubtaskSpec{}, fmt.Errorf("subtask index %d out of range for parallelism %d", ref.Subtask, p)
 	}
 	var brokers []string
 	if b := g.Config[ConfigBrokers]; b != "" {
@@ -231,9 +241,9 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobId, subtask: ref.Subtask}
 	}
 	if err := os.MkdirAll(octx.StateDir, 0o755); err != nil {
-		return subtaskSpec{}, fmt.Errorf("create state directory: %w", err)
+		return SubtaskSpec{}, fmt.Errorf("create state directory: %w", err)
 	}
-	return subtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Ctx: octx}, nil
+	return SubtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Ctx: octx, Exchange: tm.exchange}, nil
 }
 
 func hasCollect(v *braidv1.Vertex) bool {
@@ -270,7 +280,7 @@ func (tm *TaskManager) run(j *runningJob, b built) {
 }
 
 // runGuarded runs r, turning a panic into an error with the stack logged.
-func runGuarded(ctx context.Context, r runnable, log *zap.Logger) (err error) {
+func runGuarded(ctx context.Context, r Subtask, log *zap.Logger) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			log.Error("subtask panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
@@ -282,7 +292,7 @@ func runGuarded(ctx context.Context, r runnable, log *zap.Logger) (err error) {
 
 // report tells the job manager about a subtask's state. Reports stop once
 // the task manager closes; a report that cannot be delivered is logged.
-func (tm *TaskManager) report(spec subtaskSpec, r runnable, state braidv1.TaskState, cause error) {
+func (tm *TaskManager) report(spec SubtaskSpec, r Subtask, state braidv1.TaskState, cause error) {
 	if tm.closing() {
 		return
 	}

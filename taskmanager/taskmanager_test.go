@@ -131,7 +131,7 @@ func startFakeJM(t *testing.T) (*fakeJM, string) {
 	return f, lis.Addr().String()
 }
 
-// fakeSubtask is a runnable driven by a function.
+// fakeSubtask is a Subtask driven by a function.
 type fakeSubtask struct {
 	run func(ctx context.Context) error
 }
@@ -150,33 +150,10 @@ func testBatch() types.Batch {
 
 func TestTaskManager(t *testing.T) {
 	f, jmAddr := startFakeJM(t)
-	dir := t.TempDir()
-	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0", DataDir: dir, ID: "tm-test", Slots: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	if err := tm.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer tm.Close()
-	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-	defer cancel()
-	if err := tm.WaitRegistered(wctx); err != nil {
-		t.Fatal(err)
-	}
-
-	// known=false makes the task manager register again.
-	f.waitFor(t, "heartbeats", func() bool { return f.heartbeats >= 2 })
-	f.mu.Lock()
-	f.forget = true
-	f.mu.Unlock()
-	f.waitFor(t, "re-registration", func() bool { return f.registered >= 2 })
-
 	// Vertex 0 sends rows to the collect sink, vertex 1 panics, vertex 2
 	// runs until canceled.
 	var stateDir string
-	buildSubtask = func(tm *TaskManager, spec subtaskSpec) (runnable, error) {
+	build := func(spec SubtaskSpec) (Subtask, error) {
 		switch spec.Vertex {
 		case 0:
 			res := spec.Ctx.Results
@@ -203,7 +180,29 @@ func TestTaskManager(t *testing.T) {
 			return &fakeSubtask{run: func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}, nil
 		}
 	}
-	defer func() { buildSubtask = nil }()
+
+	dir := t.TempDir()
+	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0", DataDir: dir, ID: "tm-test", Slots: 3, Build: build})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tm.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	wctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	if err := tm.WaitRegistered(wctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// known=false makes the task manager register again.
+	f.waitFor(t, "heartbeats", func() bool { return f.heartbeats >= 2 })
+	f.mu.Lock()
+	f.forget = true
+	f.mu.Unlock()
+	f.waitFor(t, "re-registration", func() bool { return f.registered >= 2 })
 
 	conn, err := grpc.NewClient(tm.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
 	if err != nil {
