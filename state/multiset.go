@@ -1,0 +1,148 @@
+package state
+
+// MultisetRow is one distinct row of a multiset and how many times it occurs.
+type MultisetRow struct {
+	Row   []byte
+	Count int64
+}
+
+// MultisetState holds, per key, a multiset of rows (encoded rows, opaque to
+// the state). In Pebble each distinct row is its own entry (user key = row,
+// value = count), so adding a row to a key with many rows writes one entry.
+type MultisetState struct {
+	b  *Backend
+	id uint16
+}
+
+// Add adds delta occurrences of row under key (delta < 0 removes). A row
+// whose count reaches zero is removed; a count never goes below zero, so
+// retracting a row that is not there is a no-op. key and row are copied.
+func (s *MultisetState) Add(kg int, key, row []byte, delta int64) error {
+	k, err := s.b.prefix(kg, s.id, key)
+	if err != nil {
+		return err
+	}
+	e, err := s.b.lookup(k, kindMultiset)
+	if err != nil {
+		return err
+	}
+	if delta == 0 {
+		return nil
+	}
+	c := &s.b.cache
+	i := e.find(row)
+	if i < 0 {
+		if delta < 0 {
+			return nil
+		}
+		r := append([]byte(nil), row...)
+		e.rows = append(e.rows, MultisetRow{Row: r, Count: delta})
+		e.flags = append(e.flags, rowDirty)
+		add := int64(len(r) + rowOverhead)
+		if e.idx != nil {
+			e.idx[string(r)] = int32(len(e.rows) - 1)
+			add += indexOverhead
+		} else if len(e.rows) > indexThreshold {
+			e.buildIndex()
+			add += int64(len(e.rows) * indexOverhead)
+		}
+		e.dirty = true
+		e.size += add
+		c.bytes += add
+		return nil
+	}
+	e.dirty = true
+	if n := e.rows[i].Count + delta; n > 0 {
+		e.rows[i].Count = n
+		e.flags[i] |= rowDirty
+		return nil
+	}
+	// Remove row i; keep a tombstone if Pebble has it.
+	r := e.rows[i].Row
+	if e.flags[i]&rowStored != 0 {
+		e.tombs = append(e.tombs, r)
+	} else {
+		e.size -= int64(len(r) + rowOverhead)
+		c.bytes -= int64(len(r) + rowOverhead)
+	}
+	last := len(e.rows) - 1
+	if e.idx != nil {
+		delete(e.idx, string(r))
+		if i != last {
+			e.idx[string(e.rows[last].Row)] = int32(i)
+		}
+		e.size -= indexOverhead
+		c.bytes -= indexOverhead
+	}
+	e.rows[i], e.flags[i] = e.rows[last], e.flags[last]
+	e.rows[last] = MultisetRow{}
+	e.rows, e.flags = e.rows[:last], e.flags[:last]
+	return nil
+}
+
+// Get returns the rows under key with their counts, in no particular order.
+// The slice and its rows belong to the state: they are valid until the next
+// call on any state of the Backend and must not be modified.
+func (s *MultisetState) Get(kg int, key []byte) ([]MultisetRow, error) {
+	k, err := s.b.prefix(kg, s.id, key)
+	if err != nil {
+		return nil, err
+	}
+	e, err := s.b.lookup(k, kindMultiset)
+	if err != nil {
+		return nil, err
+	}
+	return e.rows, nil
+}
+
+// ValueState holds one value per key.
+type ValueState struct {
+	b  *Backend
+	id uint16
+}
+
+// Get returns the value under key. The slice is valid until the next call on
+// any state of the Backend and must not be modified.
+func (s *ValueState) Get(kg int, key []byte) ([]byte, bool, error) {
+	k, err := s.b.prefix(kg, s.id, key)
+	if err != nil {
+		return nil, false, err
+	}
+	e, err := s.b.lookup(k, kindValue)
+	if err != nil {
+		return nil, false, err
+	}
+	return e.val, e.hasVal, nil
+}
+
+// Put sets the value under key; value is copied.
+func (s *ValueState) Put(kg int, key, value []byte) error {
+	return s.set(kg, key, value, true)
+}
+
+// Delete removes the value under key.
+func (s *ValueState) Delete(kg int, key []byte) error {
+	return s.set(kg, key, nil, false)
+}
+
+func (s *ValueState) set(kg int, key, value []byte, has bool) error {
+	k, err := s.b.prefix(kg, s.id, key)
+	if err != nil {
+		return err
+	}
+	e, err := s.b.lookup(k, kindValue)
+	if err != nil {
+		return err
+	}
+	old := len(e.val)
+	e.val = append(e.val[:0], value...)
+	if !has {
+		e.val = nil
+	}
+	d := int64(len(e.val) - old)
+	e.hasVal = has
+	e.dirty = true
+	e.size += d
+	s.b.cache.bytes += d
+	return nil
+}
