@@ -328,4 +328,3 @@ func BenchmarkMultisetAddGet(b *testing.B) {
 		})
 	}
 }
-
