@@ -1,0 +1,289 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/types"
+)
+
+func datagenTable(opts map[string]string, cols ...types.Field) *catalog.Table {
+	t := &catalog.Table{Database: "db", Name: "gen", Options: map[string]string{"connector": "datagen"}}
+	for k, v := range opts {
+		t.Options[k] = v
+	}
+	for _, c := range cols {
+		t.Columns = append(t.Columns, catalog.Column{Name: c.Name, Type: c.Type})
+	}
+	return t
+}
+
+// batchCollector keeps the emitted batches.
+type batchCollector struct{ batches []types.Batch }
+
+func (c *batchCollector) Emit(b types.Batch) error {
+	b.Retain()
+	c.batches = append(c.batches, b)
+	return nil
+}
+
+func (c *batchCollector) release() {
+	for _, b := range c.batches {
+		b.Release()
+	}
+}
+
+// runDatagen runs every subtask of a datagen table on the unlimited-rate
+// fake clock and returns each subtask's batches.
+func runDatagen(t *testing.T, tb *catalog.Table, par int) []*batchCollector {
+	t.Helper()
+	spec, err := DatagenSpecFor(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Seed = 7
+	out := make([]*batchCollector, par)
+	for sub := range par {
+		src, err := operators.NewSource(jobgraph.KindDatagen, jobgraph.EncodeSpec(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.(*DatagenSource).sleep = func(context.Context, time.Duration) error { return nil }
+		out[sub] = &batchCollector{}
+		t.Cleanup(out[sub].release)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		err = runSource(t, ctx, src, &operators.Context{Subtask: sub, Parallelism: par}, out[sub])
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return out
+}
+
+func int64s(bs []types.Batch, col int) (vals []int64, nulls int) {
+	for _, b := range bs {
+		switch a := b.Column(col).(type) {
+		case *array.Int64:
+			for i := range a.Len() {
+				if a.IsNull(i) {
+					nulls++
+				} else {
+					vals = append(vals, a.Value(i))
+				}
+			}
+		case *array.Int32:
+			for i := range a.Len() {
+				if a.IsNull(i) {
+					nulls++
+				} else {
+					vals = append(vals, int64(a.Value(i)))
+				}
+			}
+		}
+	}
+	return vals, nulls
+}
+
+func TestDatagenSequence(t *testing.T) {
+	tb := datagenTable(map[string]string{
+		"fields.id.kind": "sequence", "fields.id.start": "1", "fields.id.end": "10001",
+		"fields.s.kind": "sequence", "fields.s.start": "5", "fields.s.end": "100000",
+	}, types.Field{Name: "id", Type: types.BigInt}, types.Field{Name: "s", Type: types.String})
+	out := runDatagen(t, tb, 3)
+	var all []int64
+	for sub, c := range out {
+		vals, _ := int64s(c.batches, 0)
+		for i, v := range vals {
+			if want := int64(1 + sub + 3*i); v != want {
+				t.Fatalf("subtask %d value %d = %d, want %d", sub, i, v, want)
+			}
+		}
+		// s runs beside id, offset by 4.
+		strs := c.batches[0].Column(1).(*array.String)
+		if strs.Value(0) != strconv.Itoa(5+sub) {
+			t.Errorf("subtask %d: s starts at %q", sub, strs.Value(0))
+		}
+		all = append(all, vals...)
+		for _, b := range c.batches {
+			if b.NumRows() > maxBatchRows {
+				t.Errorf("batch of %d rows", b.NumRows())
+			}
+		}
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i] < all[j] })
+	if len(all) != 10001 || all[0] != 1 || all[10000] != 10001 {
+		t.Fatalf("sequence gave %d values %d..%d", len(all), all[0], all[len(all)-1])
+	}
+}
+
+func TestDatagenNumberOfRowsAndRandom(t *testing.T) {
+	tb := datagenTable(map[string]string{
+		"number-of-rows":     "25",
+		"fields.a.min":       "-5",
+		"fields.a.max":       "5",
+		"fields.s.length":    "7",
+		"fields.n.null-rate": "1",
+	},
+		types.Field{Name: "a", Type: types.Int},
+		types.Field{Name: "s", Type: types.String},
+		types.Field{Name: "n", Type: types.BigInt},
+		types.Field{Name: "ts", Type: types.Timestamp(3)},
+		types.Field{Name: "d", Type: types.Decimal(5, 2)},
+		types.Field{Name: "b", Type: types.Boolean},
+	)
+	before := time.Now()
+	out := runDatagen(t, tb, 3)
+	total := 0
+	for sub, c := range out {
+		rows := 0
+		for _, b := range c.batches {
+			rows += b.NumRows()
+			for i := range b.NumRows() {
+				if k := b.Kind(i); k != types.Insert {
+					t.Fatalf("row kind %v", k)
+				}
+				if s := b.Column(1).(*array.String).Value(i); len(s) != 7 || strings.Trim(s, "0123456789abcdef") != "" {
+					t.Fatalf("random string %q", s)
+				}
+				ts := b.Column(3).(*array.Timestamp).Value(i)
+				if d := time.Duration(int64(ts) - before.UnixNano()); d < -time.Second || d > time.Minute {
+					t.Fatalf("timestamp %v from now", d)
+				}
+			}
+		}
+		if want := []int{9, 8, 8}[sub]; rows != want {
+			t.Errorf("subtask %d made %d rows, want %d", sub, rows, want)
+		}
+		total += rows
+		vals, _ := int64s(c.batches, 0)
+		for _, v := range vals {
+			if v < -5 || v > 5 {
+				t.Fatalf("a = %d outside [-5, 5]", v)
+			}
+		}
+		if _, nulls := int64s(c.batches, 2); nulls != rows {
+			t.Errorf("null-rate 1 gave %d NULLs in %d rows", nulls, rows)
+		}
+	}
+	if total != 25 {
+		t.Errorf("made %d rows", total)
+	}
+}
+
+func TestDatagenRate(t *testing.T) {
+	tb := datagenTable(map[string]string{"rows-per-second": "100", "number-of-rows": "50"},
+		types.Field{Name: "a", Type: types.Int})
+	spec, err := DatagenSpecFor(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewDatagenSource(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A logical clock that advances only when the source sleeps.
+	clock := time.Unix(1000, 0)
+	src.now = func() time.Time { return clock }
+	src.sleep = func(_ context.Context, d time.Duration) error {
+		if d > 0 {
+			clock = clock.Add(d)
+		}
+		return nil
+	}
+	c := &batchCollector{}
+	defer c.release()
+	if err := runSource(t, context.Background(), src, &operators.Context{Parallelism: 1}, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := clock.Sub(time.Unix(1000, 0)); got != 500*time.Millisecond {
+		t.Errorf("50 rows at 100/s took %v of logical time, want 500ms", got)
+	}
+	if len(c.batches) != 5 || c.batches[0].NumRows() != 10 {
+		t.Errorf("%d batches, first of %d rows; want 5 of 10", len(c.batches), c.batches[0].NumRows())
+	}
+}
+
+func TestDatagenUnboundedStopsOnCancel(t *testing.T) {
+	tb := datagenTable(map[string]string{"rows-per-second": "1000"}, types.Field{Name: "a", Type: types.Int})
+	spec, err := DatagenSpecFor(tb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, _ := NewDatagenSource(spec)
+	if err := src.Open(&operators.Context{Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	c := newCollector(spec.Schema)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- src.Run(ctx, c) }()
+	c.waitRows(t, 200)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("datagen did not stop on cancel")
+	}
+}
+
+func TestDatagenSpecErrors(t *testing.T) {
+	a := types.Field{Name: "a", Type: types.Int}
+	for _, tc := range []struct {
+		opts map[string]string
+		want string
+	}{
+		{map[string]string{"fields.a.kind": "zigzag"}, "'fields.a.kind' must be 'random' or 'sequence'"},
+		{map[string]string{"fields.b.kind": "random"}, "'fields.b.kind' names no physical column"},
+		{map[string]string{"fields.a.kind": "sequence", "fields.a.start": "1"}, "needs options 'fields.a.start' and 'fields.a.end'"},
+		{map[string]string{"fields.a.colour": "red"}, "unsupported option 'fields.a.colour'"},
+		{map[string]string{"rows-per-sec": "1"}, "unsupported option 'rows-per-sec' for connector 'datagen' (supported: connector, rows-per-second"},
+		{map[string]string{"rows-per-second": "-1"}, "'rows-per-second' must be a positive number"},
+		{map[string]string{"fields.a.min": "9", "fields.a.max": "1"}, "is above"},
+		{map[string]string{"fields.a.max": "99999999999"}, "range of INT"},
+		{map[string]string{"fields.a.length": "3"}, "applies to string"},
+		{map[string]string{"fields.a.null-rate": "2"}, "from 0 to 1"},
+	} {
+		_, err := DatagenSpecFor(datagenTable(tc.opts, a))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "db.gen") {
+			t.Errorf("options %v: error %v, want it to contain %q and the table", tc.opts, err, tc.want)
+		}
+	}
+}
+
+func BenchmarkDatagen(b *testing.B) {
+	tb := datagenTable(map[string]string{"number-of-rows": strconv.Itoa(b.N), "fields.id.kind": "sequence",
+		"fields.id.start": "0", "fields.id.end": "1000000000", "fields.s.length": "16"},
+		types.Field{Name: "id", Type: types.BigInt}, types.Field{Name: "v", Type: types.BigInt},
+		types.Field{Name: "s", Type: types.String})
+	spec, err := DatagenSpecFor(tb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	spec.RowsPerSecond = 0
+	src, _ := NewDatagenSource(spec)
+	if err := src.Open(&operators.Context{Parallelism: 1}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	if err := src.Run(context.Background(), discard{}); err != nil {
+		b.Fatal(err)
+	}
+}
+
+type discard struct{}
+
+func (discard) Emit(types.Batch) error { return nil }
