@@ -1,0 +1,196 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"io"
+	"time"
+
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/braidflow/braid/metastore"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+)
+
+// clusterService serves ClusterService to the task managers.
+type clusterService struct {
+	braidv1.UnimplementedClusterServiceServer
+	jm *JobManager
+}
+
+var _ braidv1.ClusterServiceServer = (*clusterService)(nil)
+
+// RegisterTaskManager stores the task manager under a lease of
+// HeartbeatTimeout and offers its slots to the scheduler. Registering again
+// with the same id replaces the earlier registration.
+func (s *clusterService) RegisterTaskManager(ctx context.Context, req *braidv1.RegisterTaskManagerRequest) (*braidv1.RegisterTaskManagerResponse, error) {
+	if req.TaskManagerId == "" || req.Address == "" || req.Slots <= 0 {
+		return nil, status.Error(codes.InvalidArgument, "a task manager registers with an id, an address and at least one slot")
+	}
+	info := metastore.TaskManagerInfo{ID: req.TaskManagerId, Address: req.Address, Slots: int(req.Slots), RegisteredUnixMs: time.Now().UnixMilli()}
+	if err := s.jm.store.RegisterTaskManager(ctx, info, s.jm.cfg.HeartbeatTimeout); err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	s.jm.addTaskManager(info)
+	return &braidv1.RegisterTaskManagerResponse{HeartbeatIntervalMs: (s.jm.cfg.HeartbeatTimeout / 3).Milliseconds()}, nil
+}
+
+// Heartbeat renews the task manager's lease; known=false asks it to
+// register again.
+func (s *clusterService) Heartbeat(ctx context.Context, req *braidv1.HeartbeatRequest) (*braidv1.HeartbeatResponse, error) {
+	known, err := s.jm.store.RenewTaskManager(ctx, req.TaskManagerId)
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	if known && !s.jm.hasTaskManager(req.TaskManagerId) {
+		// The lease outlived our view of it (the removal won a race with
+		// the renewal): have it register afresh so the pool sees it again.
+		known = false
+	}
+	return &braidv1.HeartbeatResponse{Known: known}, nil
+}
+
+// ReportTaskStatus records one subtask's state and counters and derives the
+// job's status from them.
+func (s *clusterService) ReportTaskStatus(ctx context.Context, r *braidv1.TaskStatusReport) (*braidv1.TaskStatusAck, error) {
+	j := s.jm.job(r.JobId)
+	if j == nil {
+		return &braidv1.TaskStatusAck{}, nil
+	}
+	switch st, msg := j.applyReport(r); st {
+	case StatusFinished:
+		j.finish(StatusFinished, "")
+	case StatusFailed:
+		s.jm.wg.Add(1)
+		go func() {
+			defer s.jm.wg.Done()
+			s.jm.attributeFailure(j, msg)
+		}()
+	}
+	return &braidv1.TaskStatusAck{}, nil
+}
+
+// PushResults relays one collect sink's stream to the job's ResultHandler.
+// The first chunk names the job; the stream ends after a chunk with
+// end=true or when the task manager closes it.
+func (s *clusterService) PushResults(stream grpc.ClientStreamingServer[braidv1.ResultChunk, braidv1.PushResultsAck]) error {
+	var j *Job
+	for {
+		c, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return stream.SendAndClose(&braidv1.PushResultsAck{})
+		}
+		if err != nil {
+			return err
+		}
+		if j == nil {
+			if j = s.jm.job(c.JobId); j == nil {
+				return notFound(c.JobId)
+			}
+		}
+		if err := j.deliver(c.ArrowIpc, c.End); err != nil {
+			j.finish(StatusCanceled, "result consumer failed: "+err.Error())
+			return status.Error(codes.Canceled, "results are no longer wanted: "+err.Error())
+		}
+		if c.End {
+			return stream.SendAndClose(&braidv1.PushResultsAck{})
+		}
+	}
+}
+
+func (jm *JobManager) hasTaskManager(id string) bool {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	_, ok := jm.mu.tms[id]
+	return ok
+}
+
+// addTaskManager offers a (re-)registered task manager's slots. It is
+// idempotent: both the RPC and the membership watch call it.
+func (jm *JobManager) addTaskManager(info metastore.TaskManagerInfo) {
+	jm.mu.Lock()
+	old, ok := jm.mu.tms[info.ID]
+	jm.mu.tms[info.ID] = info
+	jm.mu.Unlock()
+	if ok && old.Address == info.Address && old.Slots == info.Slots {
+		return
+	}
+	if ok && old.Address != info.Address {
+		jm.dropConn(old.Address)
+	}
+	jm.pool.Add(info.ID, info.Address, info.Slots)
+	jm.log.Info("task manager registered", zap.String("task_manager", info.ID), zap.String("address", info.Address), zap.Int("slots", info.Slots))
+}
+
+// watchMembers applies membership events until the channel closes.
+func (jm *JobManager) watchMembers(events <-chan MemberEvent) {
+	for ev := range events {
+		if ev.Removed {
+			jm.taskManagerLost(ev.TaskManager.ID)
+		} else {
+			jm.addTaskManager(ev.TaskManager)
+		}
+	}
+}
+
+// MemberEvent is metastore's membership event.
+type MemberEvent = metastore.MemberEvent
+
+// taskManagerLost removes a task manager whose registration is gone and
+// fails every unfinished job that had a subtask on it.
+func (jm *JobManager) taskManagerLost(id string) {
+	jm.mu.Lock()
+	info, ok := jm.mu.tms[id]
+	delete(jm.mu.tms, id)
+	var hit []*Job
+	for _, j := range jm.mu.jobs {
+		if j != nil && j.runsOn(id) {
+			hit = append(hit, j)
+		}
+	}
+	closed := jm.mu.closed
+	jm.mu.Unlock()
+	if !ok || closed {
+		return
+	}
+	jm.pool.Remove(id)
+	jm.dropConn(info.Address)
+	msg := "task manager " + id + " at " + info.Address + " was lost (no heartbeat for " + jm.cfg.HeartbeatTimeout.String() + ")"
+	jm.log.Warn("task manager lost", zap.String("task_manager", id), zap.String("address", info.Address))
+	for _, j := range hit {
+		j.finish(StatusFailed, msg)
+	}
+}
+
+// attributeFailure ends j FAILED with msg, unless one of its task managers
+// is unreachable: then the subtask most likely failed because its peer
+// died, and the job waits (at most a heartbeat timeout) for that task
+// manager's lease to lapse, so the job fails naming the lost task manager.
+func (jm *JobManager) attributeFailure(j *Job, msg string) {
+	if jm.allReachable(j) {
+		j.finish(StatusFailed, msg)
+		return
+	}
+	t := time.NewTimer(jm.cfg.HeartbeatTimeout + time.Second)
+	defer t.Stop()
+	select {
+	case <-j.done:
+	case <-t.C:
+	case <-jm.ctx.Done():
+	}
+	j.finish(StatusFailed, msg)
+}
+
+// allReachable probes the health service of each task manager of j.
+func (jm *JobManager) allReachable(j *Job) bool {
+	ok := true
+	for _, addr := range j.tmAddrs {
+		if !jm.probe(addr) {
+			ok = false
+		}
+	}
+	return ok
+}

@@ -1,0 +1,274 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/scheduler"
+)
+
+// Job statuses, as stored in etcd. A job moves CREATED -> RUNNING and then
+// to exactly one terminal status; CREATED may also go straight to a terminal
+// one (a deploy that fails, a bounded job that ends before RUNNING is
+// recorded; etcd then sees RUNNING first, as scheduler.JobStatus demands).
+const (
+	StatusCreated  = string(scheduler.JobCreated)
+	StatusRunning  = string(scheduler.JobRunning)
+	StatusFinished = string(scheduler.JobFinished)
+	StatusFailed   = string(scheduler.JobFailed)
+	StatusCanceled = string(scheduler.JobCanceled)
+)
+
+func terminal(status string) bool { return scheduler.JobStatus(status).Terminal() }
+
+// ResultHandler receives the bytes of a collect sink's Arrow IPC stream in
+// order: the first call carries the schema message. The job manager calls
+// it from one goroutine at a time; it may block, which holds back the sink
+// (backpressure). It is called with end=true exactly once: when the sink has
+// written its last rows, or with nil bytes when the job ends before that
+// (failed or canceled). An error from it cancels the job.
+type ResultHandler func(arrowIPC []byte, end bool) error
+
+type subtaskKey struct{ vertex, subtask int32 }
+
+// subtaskState is the job manager's view of one subtask.
+type subtaskState struct {
+	tmID, addr string
+	state      braidv1.TaskState
+	rowsIn     int64
+	rowsOut    int64
+	remoteOut  int64
+}
+
+// Job is a submitted job as the job manager tracks it.
+type Job struct {
+	jm         *JobManager
+	id         string
+	graph      *braidv1.JobGraph
+	placements []*braidv1.Placement
+	startMs    int64
+	done       chan struct{}
+	// tmIDs are the task managers the job runs on, with their addresses.
+	tmAddrs map[string]string
+
+	// transition serializes status changes with their etcd writes, so etcd
+	// sees them in order.
+	transition sync.Mutex
+
+	results      ResultHandler
+	resultsMu    sync.Mutex // held while the handler runs
+	resultsEnded bool       // guarded by resultsMu
+
+	mu struct {
+		sync.Mutex
+		status   string
+		errMsg   string
+		endMs    int64
+		subtasks map[subtaskKey]*subtaskState
+		// failing is set once a failure is being attributed (see
+		// JobManager.attributeFailure); later failures are ignored.
+		failing bool
+	}
+}
+
+func newJob(jm *JobManager, graph *braidv1.JobGraph, placements []*braidv1.Placement, results ResultHandler) *Job {
+	j := &Job{
+		jm:         jm,
+		id:         graph.JobId,
+		graph:      graph,
+		placements: placements,
+		startMs:    time.Now().UnixMilli(),
+		done:       make(chan struct{}),
+		tmAddrs:    map[string]string{},
+		results:    results,
+	}
+	j.mu.status = StatusCreated
+	j.mu.subtasks = make(map[subtaskKey]*subtaskState, len(placements))
+	for _, p := range placements {
+		j.mu.subtasks[subtaskKey{p.Vertex, p.Subtask}] = &subtaskState{tmID: p.TaskManagerId, addr: p.Address, state: braidv1.TaskState_TASK_STATE_DEPLOYING}
+		j.tmAddrs[p.TaskManagerId] = p.Address
+	}
+	return j
+}
+
+// ID returns the job id.
+func (j *Job) ID() string { return j.id }
+
+// Status returns the current status.
+func (j *Job) Status() string {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.mu.status
+}
+
+// Done is closed when the job reaches a terminal status.
+func (j *Job) Done() <-chan struct{} { return j.done }
+
+// Wait blocks until the job reaches a terminal status or ctx ends. It
+// returns the status, and for a FAILED or CANCELED job an error carrying the
+// reason; when ctx ends first it returns ctx.Err().
+func (j *Job) Wait(ctx context.Context) (string, error) {
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch {
+	case j.mu.status == StatusFailed:
+		return j.mu.status, errors.New(j.mu.errMsg)
+	case j.mu.status == StatusCanceled && j.mu.errMsg != "":
+		return j.mu.status, errors.New(j.mu.errMsg)
+	}
+	return j.mu.status, nil
+}
+
+// runsOn reports whether a subtask of the job is placed on task manager id.
+func (j *Job) runsOn(id string) bool {
+	_, ok := j.tmAddrs[id]
+	return ok
+}
+
+// applyReport records a subtask's report. It returns the terminal status the
+// report implies ("" for none) and, for a failure, its message.
+func (j *Job) applyReport(r *braidv1.TaskStatusReport) (status, msg string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if terminal(j.mu.status) {
+		return "", ""
+	}
+	st, ok := j.mu.subtasks[subtaskKey{r.Vertex, r.Subtask}]
+	if !ok {
+		return "", ""
+	}
+	st.state = r.State
+	st.rowsIn, st.rowsOut, st.remoteOut = r.RowsIn, r.RowsOut, r.RemoteRowsOut
+	switch r.State {
+	case braidv1.TaskState_TASK_STATE_FAILED:
+		if j.mu.failing {
+			return "", ""
+		}
+		j.mu.failing = true
+		return StatusFailed, fmt.Sprintf("subtask %s (%d/%d) on task manager %s failed: %s",
+			j.vertexName(r.Vertex), r.Subtask+1, j.parallelism(r.Vertex), r.TaskManagerId, r.Error)
+	case braidv1.TaskState_TASK_STATE_FINISHED:
+		for _, s := range j.mu.subtasks {
+			if s.state != braidv1.TaskState_TASK_STATE_FINISHED {
+				return "", ""
+			}
+		}
+		return StatusFinished, ""
+	}
+	return "", ""
+}
+
+func (j *Job) vertex(id int32) *braidv1.Vertex {
+	for _, v := range j.graph.Vertices {
+		if v.Id == id {
+			return v
+		}
+	}
+	return nil
+}
+
+func (j *Job) vertexName(id int32) string {
+	if v := j.vertex(id); v != nil && v.Name != "" {
+		return v.Name
+	}
+	return fmt.Sprintf("vertex %d", id)
+}
+
+func (j *Job) parallelism(id int32) int32 {
+	if v := j.vertex(id); v != nil {
+		return v.Parallelism
+	}
+	return 0
+}
+
+// setRunning moves a CREATED job to RUNNING.
+func (j *Job) setRunning() {
+	j.transition.Lock()
+	defer j.transition.Unlock()
+	j.mu.Lock()
+	if j.mu.status != StatusCreated {
+		j.mu.Unlock()
+		return
+	}
+	j.mu.status = StatusRunning
+	j.mu.Unlock()
+	j.jm.recordStatus(j, StatusRunning, "", 0)
+}
+
+// finish moves the job to a terminal status, once: later calls do nothing.
+// It records the status in etcd, ends the result stream, cancels the job on
+// its task managers (unless it finished) and releases its slots.
+func (j *Job) finish(status, msg string) {
+	j.transition.Lock()
+	j.mu.Lock()
+	if terminal(j.mu.status) {
+		j.mu.Unlock()
+		j.transition.Unlock()
+		return
+	}
+	from := j.mu.status
+	j.mu.status, j.mu.errMsg, j.mu.endMs = status, msg, time.Now().UnixMilli()
+	endMs := j.mu.endMs
+	j.mu.Unlock()
+	if from == StatusCreated && !scheduler.JobStatus(from).CanTransition(scheduler.JobStatus(status)) {
+		j.jm.recordStatus(j, StatusRunning, "", 0)
+	}
+	j.jm.recordStatus(j, status, msg, endMs)
+	j.transition.Unlock()
+
+	log := j.jm.log.With(zap.String("job", j.id), zap.String("status", status))
+	if msg != "" {
+		log.Warn("job ended", zap.String("error", msg))
+	} else {
+		log.Info("job ended")
+	}
+	j.jm.metrics.jobEnded(status)
+	if status != StatusFinished {
+		j.jm.cancelOnTaskManagers(j, "")
+	}
+	// NB: slots and the result stream are settled before Wait returns, so
+	// a caller that saw the end can submit again at once.
+	j.jm.pool.Release(j.id)
+	j.endResults()
+	close(j.done)
+}
+
+// deliver passes one result chunk to the handler. It reports whether the
+// stream is still open.
+func (j *Job) deliver(ipc []byte, end bool) error {
+	if j.results == nil {
+		return nil
+	}
+	j.resultsMu.Lock()
+	defer j.resultsMu.Unlock()
+	if j.resultsEnded {
+		return nil
+	}
+	if end {
+		j.resultsEnded = true
+	}
+	return j.results(ipc, end)
+}
+
+// endResults delivers the end of the result stream if the sink has not.
+func (j *Job) endResults() {
+	if j.results == nil {
+		return
+	}
+	// NB: a handler blocked on a slow client holds resultsMu; ending the
+	// stream waits for it rather than calling the handler concurrently.
+	if err := j.deliver(nil, true); err != nil {
+		j.jm.log.Debug("result handler refused the end of results", zap.String("job", j.id), zap.Error(err))
+	}
+}

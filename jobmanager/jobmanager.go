@@ -1,0 +1,334 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/metastore"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/scheduler"
+)
+
+// JobManager is the control-plane server. Create it with New, then Start;
+// Close stops it. Its methods are safe for concurrent use.
+type JobManager struct {
+	cfg Config
+	log *zap.Logger
+
+	etcd   *metastore.EmbeddedEtcd // nil with external etcd
+	broker *connectors.Broker      // nil with an external Kafka
+	store  *metastore.Store
+	pool   *scheduler.SlotPool
+
+	lis     net.Listener
+	grpc    *grpc.Server
+	health  *health.Server
+	httpSrv *http.Server
+	httpLis net.Listener
+	metrics *metrics
+
+	// ctx lives from Start to Close; background goroutines watch it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu struct {
+		sync.Mutex
+		gateway Gateway
+		jobs    map[string]*Job
+		// tms are the live task managers by id.
+		tms map[string]metastore.TaskManagerInfo
+		// conns are client connections to task managers by address.
+		conns   map[string]*grpc.ClientConn
+		started bool
+		closed  bool
+	}
+}
+
+// New checks cfg and returns a job manager that is not yet serving.
+func New(cfg Config) (*JobManager, error) {
+	if err := cfg.setDefaults(); err != nil {
+		return nil, err
+	}
+	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool()}
+	jm.mu.gateway = cfg.Gateway
+	jm.mu.jobs = map[string]*Job{}
+	jm.mu.tms = map[string]metastore.TaskManagerInfo{}
+	jm.mu.conns = map[string]*grpc.ClientConn{}
+	jm.metrics = newMetrics(jm)
+	return jm, nil
+}
+
+// SetGateway installs the SQL gateway. It may be called before or after
+// Start; calls in flight keep the gateway they started with.
+func (jm *JobManager) SetGateway(g Gateway) {
+	jm.mu.Lock()
+	jm.mu.gateway = g
+	jm.mu.Unlock()
+}
+
+func (jm *JobManager) gateway() Gateway {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	return jm.mu.gateway
+}
+
+// Start brings up etcd (embedded unless configured), the broker (embedded
+// unless configured), the gRPC and HTTP servers and the membership watch.
+// ctx bounds start-up only. On error everything started is stopped again.
+func (jm *JobManager) Start(ctx context.Context) (err error) {
+	jm.mu.Lock()
+	if jm.mu.started {
+		jm.mu.Unlock()
+		return errors.New("jobmanager: already started")
+	}
+	jm.mu.started = true
+	jm.mu.Unlock()
+	jm.ctx, jm.cancel = context.WithCancel(context.Background())
+	defer func() {
+		if err != nil {
+			jm.Close()
+		}
+	}()
+
+	endpoints := jm.cfg.Etcd
+	if len(endpoints) == 0 {
+		jm.etcd, err = metastore.StartEmbeddedEtcd(filepath.Join(jm.cfg.DataDir, "etcd"), 0, 0, jm.cfg.Logger)
+		if err != nil {
+			return err
+		}
+		endpoints = jm.etcd.Endpoints()
+		jm.log.Info("embedded etcd started", zap.Strings("endpoints", endpoints))
+	}
+	jm.store, err = metastore.Connect(ctx, endpoints, jm.cfg.EtcdPrefix, jm.cfg.Logger)
+	if err != nil {
+		return err
+	}
+	jm.store.SetStatusCheck(scheduler.CheckTransition)
+	if len(jm.cfg.Kafka) == 0 {
+		jm.broker, err = connectors.StartEmbeddedBroker(filepath.Join(jm.cfg.DataDir, "kafka"), 0, jm.cfg.Logger)
+		if err != nil {
+			return err
+		}
+		jm.log.Info("embedded broker started", zap.Strings("addresses", jm.broker.Addrs()))
+	}
+
+	if err := jm.serveGRPC(); err != nil {
+		return err
+	}
+	if jm.cfg.HTTP != "" {
+		if err := jm.serveHTTP(); err != nil {
+			return err
+		}
+	}
+	events := jm.store.WatchTaskManagers(jm.ctx)
+	jm.wg.Add(1)
+	go func() {
+		defer jm.wg.Done()
+		jm.watchMembers(events)
+	}()
+	jm.log.Info("job manager started", zap.String("address", jm.Addr()), zap.String("http", jm.HTTPAddr()))
+	return nil
+}
+
+func (jm *JobManager) serveGRPC() error {
+	lis, err := net.Listen("tcp", jm.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("jobmanager: listen on %s: %w", jm.cfg.Listen, err)
+	}
+	jm.lis = lis
+	jm.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))
+	braidv1.RegisterClientServiceServer(jm.grpc, &clientService{jm: jm})
+	braidv1.RegisterClusterServiceServer(jm.grpc, &clusterService{jm: jm})
+	jm.health = health.NewServer()
+	healthpb.RegisterHealthServer(jm.grpc, jm.health)
+	reflection.Register(jm.grpc)
+	jm.wg.Add(1)
+	go func() {
+		defer jm.wg.Done()
+		if err := jm.grpc.Serve(lis); err != nil {
+			jm.log.Error("grpc server stopped", zap.Error(err))
+		}
+	}()
+	return nil
+}
+
+func (jm *JobManager) serveHTTP() error {
+	lis, err := net.Listen("tcp", jm.cfg.HTTP)
+	if err != nil {
+		return fmt.Errorf("jobmanager: listen on %s (http): %w", jm.cfg.HTTP, err)
+	}
+	jm.httpLis = lis
+	jm.httpSrv = &http.Server{Handler: jm.metrics.handler(), ReadHeaderTimeout: 10 * time.Second}
+	jm.wg.Add(1)
+	go func() {
+		defer jm.wg.Done()
+		if err := jm.httpSrv.Serve(lis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			jm.log.Error("http server stopped", zap.Error(err))
+		}
+	}()
+	return nil
+}
+
+// Addr returns the gRPC listen address with its port resolved; "" before
+// Start.
+func (jm *JobManager) Addr() string {
+	if jm.lis == nil {
+		return ""
+	}
+	return jm.lis.Addr().String()
+}
+
+// HTTPAddr returns the HTTP listen address, or "" when HTTP is disabled.
+func (jm *JobManager) HTTPAddr() string {
+	if jm.httpLis == nil {
+		return ""
+	}
+	return jm.httpLis.Addr().String()
+}
+
+// Catalog returns the catalog persisted in etcd. Valid after Start.
+func (jm *JobManager) Catalog() catalog.Store { return jm.store.Catalog() }
+
+// Brokers returns the bootstrap servers of the cluster's default log.
+func (jm *JobManager) Brokers() []string {
+	if jm.broker != nil {
+		return jm.broker.Addrs()
+	}
+	return append([]string(nil), jm.cfg.Kafka...)
+}
+
+// SlotsSnapshot returns the slots of the live task managers.
+func (jm *JobManager) SlotsSnapshot() []scheduler.TaskManagerSlots { return jm.pool.Snapshot() }
+
+// Close cancels the running jobs' bookkeeping, stops the servers and the
+// embedded etcd and broker. Jobs running on task managers are canceled. It
+// is safe to call more than once.
+func (jm *JobManager) Close() error {
+	jm.mu.Lock()
+	if jm.mu.closed {
+		jm.mu.Unlock()
+		return nil
+	}
+	jm.mu.closed = true
+	jobs := make([]*Job, 0, len(jm.mu.jobs))
+	for _, j := range jm.mu.jobs {
+		if j != nil { // nil: being scheduled
+			jobs = append(jobs, j)
+		}
+	}
+	jm.mu.Unlock()
+
+	for _, j := range jobs {
+		j.finish(StatusCanceled, "job manager shut down")
+	}
+	if jm.health != nil {
+		jm.health.Shutdown()
+	}
+	if jm.grpc != nil {
+		stopGRPC(jm.grpc, 2*time.Second)
+	}
+	if jm.httpSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		jm.httpSrv.Shutdown(ctx)
+		cancel()
+	}
+	if jm.cancel != nil {
+		jm.cancel()
+	}
+	jm.wg.Wait()
+
+	jm.mu.Lock()
+	for addr, c := range jm.mu.conns {
+		c.Close()
+		delete(jm.mu.conns, addr)
+	}
+	jm.mu.Unlock()
+
+	var errs []error
+	if jm.store != nil {
+		errs = append(errs, jm.store.Close())
+	}
+	if jm.broker != nil {
+		errs = append(errs, jm.broker.Close())
+	}
+	if jm.etcd != nil {
+		errs = append(errs, jm.etcd.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// stopGRPC stops s gracefully, forcing it after grace (open result streams
+// would otherwise hold it forever).
+func stopGRPC(s *grpc.Server, grace time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		s.GracefulStop()
+		close(done)
+	}()
+	select {
+	case <-done:
+	case <-time.After(grace):
+		s.Stop()
+		<-done
+	}
+}
+
+// taskClient returns a TaskService client for the task manager at addr,
+// reusing one connection per address.
+func (jm *JobManager) taskClient(addr string) (braidv1.TaskServiceClient, error) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	if c, ok := jm.mu.conns[addr]; ok {
+		return braidv1.NewTaskServiceClient(c), nil
+	}
+	c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return nil, fmt.Errorf("jobmanager: connect to task manager at %s: %w", addr, err)
+	}
+	jm.mu.conns[addr] = c
+	return braidv1.NewTaskServiceClient(c), nil
+}
+
+// probe reports whether the task manager at addr answers a health check
+// within half a second.
+func (jm *JobManager) probe(addr string) bool {
+	if _, err := jm.taskClient(addr); err != nil {
+		return false
+	}
+	jm.mu.Lock()
+	conn := jm.mu.conns[addr]
+	jm.mu.Unlock()
+	if conn == nil {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(jm.ctx, 500*time.Millisecond)
+	defer cancel()
+	_, err := healthpb.NewHealthClient(conn).Check(ctx, &healthpb.HealthCheckRequest{})
+	return err == nil
+}
+
+func (jm *JobManager) dropConn(addr string) {
+	jm.mu.Lock()
+	c := jm.mu.conns[addr]
+	delete(jm.mu.conns, addr)
+	jm.mu.Unlock()
+	if c != nil {
+		c.Close()
+	}
+}

@@ -1,0 +1,79 @@
+package jobmanager
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// metrics are the job manager's Prometheus metrics, in a registry of its
+// own so several job managers can live in one process.
+type metrics struct {
+	reg       *prometheus.Registry
+	jobsEnded *prometheus.CounterVec
+}
+
+func newMetrics(jm *JobManager) *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.jobsEnded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "braid", Subsystem: "jobmanager", Name: "jobs_ended_total",
+		Help: "Jobs that reached a terminal status, by status.",
+	}, []string{"status"})
+	for _, s := range []string{StatusFinished, StatusFailed, StatusCanceled} {
+		m.jobsEnded.WithLabelValues(s)
+	}
+	m.reg.MustRegister(
+		m.jobsEnded,
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "braid", Subsystem: "jobmanager", Name: "task_managers",
+			Help: "Registered task managers.",
+		}, func() float64 { return float64(len(jm.pool.Snapshot())) }),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "braid", Subsystem: "jobmanager", Name: "free_slots",
+			Help: "Unused slots over all registered task managers.",
+		}, func() float64 {
+			free := 0
+			for _, tm := range jm.pool.Snapshot() {
+				free += tm.Slots - tm.Used
+			}
+			return float64(free)
+		}),
+		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
+			Namespace: "braid", Subsystem: "jobmanager", Name: "running_jobs",
+			Help: "Jobs that have not reached a terminal status.",
+		}, func() float64 { return float64(jm.runningJobs()) }),
+	)
+	return m
+}
+
+func (m *metrics) jobEnded(status string) { m.jobsEnded.WithLabelValues(status).Inc() }
+
+// handler serves /healthz and /metrics.
+func (m *metrics) handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Write([]byte("ok\n"))
+	})
+	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
+func (jm *JobManager) runningJobs() int {
+	jm.mu.Lock()
+	jobs := make([]*Job, 0, len(jm.mu.jobs))
+	for _, j := range jm.mu.jobs {
+		if j != nil {
+			jobs = append(jobs, j)
+		}
+	}
+	jm.mu.Unlock()
+	n := 0
+	for _, j := range jobs {
+		if !terminal(j.Status()) {
+			n++
+		}
+	}
+	return n
+}

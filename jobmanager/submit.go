@@ -1,0 +1,274 @@
+package jobmanager
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/braidflow/braid/metastore"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+)
+
+// ConfigBrokers is the graph.Config key under which SubmitJob passes the
+// default log's bootstrap servers (comma-separated) to the task managers.
+const ConfigBrokers = "braid.brokers"
+
+// rpcTimeout bounds each control RPC to a task manager.
+const rpcTimeout = 10 * time.Second
+
+// NewJobID returns a fresh job id: 16 hex characters.
+func NewJobID() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic(err) // crypto/rand does not fail on supported platforms
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// SubmitJob places graph on the live task managers, records it in etcd and
+// deploys it. It assigns graph.JobId when empty and sets
+// graph.Config[ConfigBrokers]; the job manager keeps graph, and the caller
+// must not change it afterwards. results receives the collect sink's rows
+// (nil when the job has none, or the caller does not want them); it is
+// installed before any subtask starts, so no byte is lost.
+//
+// SubmitJob returns once every task manager accepted its subtasks; the job
+// then runs on its own, and Job.Wait reports how it ended. When deployment
+// fails the job is recorded FAILED, its deployed subtasks are canceled, and
+// the error is returned.
+func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, results ResultHandler) (*Job, error) {
+	if err := checkGraph(graph); err != nil {
+		return nil, err
+	}
+	if graph.JobId == "" {
+		graph.JobId = NewJobID()
+	}
+	if graph.Config == nil {
+		graph.Config = map[string]string{}
+	}
+	graph.Config[ConfigBrokers] = strings.Join(jm.Brokers(), ",")
+
+	if len(jm.pool.Snapshot()) == 0 {
+		return nil, errors.New("no task managers are registered")
+	}
+	// NB: the id is claimed before the pool allocates under it, so a
+	// duplicate id cannot take over another job's slots.
+	jm.mu.Lock()
+	if jm.mu.closed {
+		jm.mu.Unlock()
+		return nil, errors.New("jobmanager: shutting down")
+	}
+	if _, dup := jm.mu.jobs[graph.JobId]; dup {
+		jm.mu.Unlock()
+		return nil, fmt.Errorf("job %s already exists", graph.JobId)
+	}
+	jm.mu.jobs[graph.JobId] = nil
+	jm.mu.Unlock()
+
+	// Schedule places with scheduler.Place over the live task managers and
+	// allocates the slots in one step.
+	placements, err := jm.pool.Schedule(graph.JobId, graph)
+	if err != nil {
+		jm.forgetID(graph.JobId)
+		return nil, err
+	}
+	j := newJob(jm, graph, placements, results)
+	jm.mu.Lock()
+	jm.mu.jobs[j.id] = j
+	jm.mu.Unlock()
+
+	if err := jm.putJob(ctx, j); err != nil {
+		jm.forgetID(j.id)
+		jm.pool.Release(j.id)
+		return nil, err
+	}
+	jm.log.Info("job submitted", zap.String("job", j.id), zap.String("name", graph.Name), zap.Int("subtasks", len(placements)))
+	if err := jm.deploy(ctx, j); err != nil {
+		j.finish(StatusFailed, err.Error())
+		return nil, err
+	}
+	j.setRunning()
+	return j, nil
+}
+
+// checkGraph rejects graphs the job manager cannot run.
+func checkGraph(g *braidv1.JobGraph) error {
+	if g == nil || len(g.Vertices) == 0 {
+		return errors.New("jobmanager: job graph has no vertices")
+	}
+	for _, v := range g.Vertices {
+		if v.Parallelism < 0 {
+			return fmt.Errorf("jobmanager: vertex %d (%s) has negative parallelism %d", v.Id, v.Name, v.Parallelism)
+		}
+		for _, op := range v.Chain {
+			// NB: a collect sink streams one Arrow IPC stream to one client;
+			// several subtasks would interleave several streams.
+			if op.Kind == kindCollect && v.Parallelism > 1 {
+				return fmt.Errorf("jobmanager: vertex %d (%s) holds a collect sink and must run at parallelism 1, not %d", v.Id, v.Name, v.Parallelism)
+			}
+		}
+	}
+	return nil
+}
+
+func (jm *JobManager) forgetID(id string) {
+	jm.mu.Lock()
+	delete(jm.mu.jobs, id)
+	jm.mu.Unlock()
+}
+
+func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
+	graph, err := proto.Marshal(j.graph)
+	if err != nil {
+		return fmt.Errorf("jobmanager: encode job graph: %w", err)
+	}
+	placements, err := encodePlacements(j.placements)
+	if err != nil {
+		return err
+	}
+	return jm.store.PutJob(ctx, &metastore.JobRecord{
+		ID: j.id, Name: j.graph.Name, SQL: j.graph.Sql, Status: StatusCreated,
+		StartUnixMs: j.startMs, Graph: graph, Placements: placements,
+	})
+}
+
+// encodePlacements stores placements as a DeployTasksRequest holding only
+// them: a proto message we already have for a list of placements.
+func encodePlacements(ps []*braidv1.Placement) ([]byte, error) {
+	b, err := proto.Marshal(&braidv1.DeployTasksRequest{Placements: ps})
+	if err != nil {
+		return nil, fmt.Errorf("jobmanager: encode placements: %w", err)
+	}
+	return b, nil
+}
+
+func decodePlacements(b []byte) ([]*braidv1.Placement, error) {
+	var req braidv1.DeployTasksRequest
+	if err := proto.Unmarshal(b, &req); err != nil {
+		return nil, fmt.Errorf("jobmanager: decode placements: %w", err)
+	}
+	return req.Placements, nil
+}
+
+// recordStatus writes a status change to etcd. Failures are logged: the job
+// manager's in-memory state stays authoritative for a running job.
+func (jm *JobManager) recordStatus(j *Job, status, msg string, endMs int64) {
+	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
+	defer cancel()
+	if err := jm.store.SetJobStatus(ctx, j.id, status, msg, endMs); err != nil {
+		jm.log.Error("record job status", zap.String("job", j.id), zap.String("status", status), zap.Error(err))
+	}
+}
+
+// deploy sends each involved task manager its subtasks, all at once.
+func (jm *JobManager) deploy(ctx context.Context, j *Job) error {
+	byTM := map[string][]*braidv1.SubtaskRef{}
+	for _, p := range j.placements {
+		byTM[p.TaskManagerId] = append(byTM[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
+	}
+	var (
+		wg   sync.WaitGroup
+		mu   sync.Mutex
+		errs []error
+	)
+	for tmID, refs := range byTM {
+		addr := j.tmAddrs[tmID]
+		req := &braidv1.DeployTasksRequest{Graph: j.graph, Placements: j.placements, Deploy: refs, JobManagerAddress: jm.Addr()}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := jm.deployTo(ctx, addr, req)
+			if err != nil {
+				mu.Lock()
+				errs = append(errs, fmt.Errorf("deploy job %s to task manager %s at %s: %w", j.id, tmID, addr, err))
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+func (jm *JobManager) deployTo(ctx context.Context, addr string, req *braidv1.DeployTasksRequest) error {
+	c, err := jm.taskClient(addr)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, rpcTimeout)
+	defer cancel()
+	_, err = c.DeployTasks(ctx, req)
+	if err != nil {
+		return errors.New(status.Convert(err).Message())
+	}
+	return nil
+}
+
+// cancelOnTaskManagers asks every task manager of j, except skip, to cancel
+// the job, in the background. Unreachable task managers are only logged.
+func (jm *JobManager) cancelOnTaskManagers(j *Job, skip string) {
+	for tmID, addr := range j.tmAddrs {
+		if tmID == skip {
+			continue
+		}
+		jm.wg.Add(1)
+		go func() {
+			defer jm.wg.Done()
+			c, err := jm.taskClient(addr)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+				_, err = c.CancelJob(ctx, &braidv1.CancelTasksRequest{JobId: j.id})
+				cancel()
+			}
+			if err != nil {
+				jm.log.Debug("cancel job on task manager", zap.String("job", j.id), zap.String("task_manager", tmID), zap.Error(err))
+			}
+		}()
+	}
+}
+
+// job returns the live job with id, or nil.
+func (jm *JobManager) job(id string) *Job {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	return jm.mu.jobs[id]
+}
+
+// Job returns the job with id that this job manager runs or ran, or nil.
+func (jm *JobManager) Job(id string) *Job { return jm.job(id) }
+
+// CancelJob cancels a running job: its subtasks are canceled and it ends
+// CANCELED. Canceling a job that already ended does nothing. An unknown id
+// fails with codes.NotFound.
+func (jm *JobManager) CancelJob(ctx context.Context, id string) error {
+	j := jm.job(id)
+	if j == nil {
+		rec, err := jm.store.GetJob(ctx, id)
+		if err != nil || rec == nil {
+			return notFound(id)
+		}
+		if !terminal(rec.Status) {
+			// A job of an earlier job manager: nothing runs it any more.
+			return jm.store.SetJobStatus(ctx, id, StatusCanceled, "canceled by user", time.Now().UnixMilli())
+		}
+		return nil
+	}
+	j.finish(StatusCanceled, "")
+	return nil
+}
+
+func notFound(id string) error {
+	return status.Errorf(codes.NotFound, "job %s not found", id)
+}
+
+// kindCollect is jobgraph.KindCollect, the operator kind of a collect sink.
+const kindCollect = "collect"
