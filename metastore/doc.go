@@ -1,6 +1,6 @@
 // Package metastore keeps the cluster's truth in etcd: the catalog, job
-// records and task manager membership, all under one key prefix (default
-// "/braid"). It also runs an embedded single-member etcd server for local
+// records, checkpoint pointers, the job manager leader and task manager
+// membership, all under one key prefix (default "/braid"). It also runs an embedded single-member etcd server for local
 // clusters and tests, so Braid needs no outside service on one machine.
 //
 // Key space under the prefix (each name segment path-escaped, so a name
@@ -10,6 +10,9 @@
 //	catalog/tables/<db>/<name>      JSON of catalog.Table
 //	jobs/<id>/spec                  JSON: name, SQL, start time, graph, placements
 //	jobs/<id>/status                JSON: status, error, end time
+//	jobs/<id>/checkpoints/<n>       JSON of CheckpointPointer (n zero-padded)
+//	jobs/<id>/latest, latest-id     the latest checkpoint, and its id as text
+//	leader/<lease>                  election keys; the oldest one leads
 //	taskmanagers/<id>               JSON of TaskManagerInfo, under a lease
 //
 // Values stay small (etcd refuses values over 1.5 MiB): specs and pointers,
@@ -20,6 +23,10 @@
 // heartbeating loses its key when the lease lapses, and WatchTaskManagers
 // reports the removal. The watch re-lists after compaction, so a removal is
 // never missed.
+//
+// Checkpoints: CommitCheckpoint writes a pointer and moves latest in one
+// transaction fenced by the leader's term (Leadership.Revision) and by the
+// previous latest id, so a deposed job manager cannot commit.
 //
 // Example, a local cluster's metadata:
 //
