@@ -1,0 +1,264 @@
+package runtime
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"runtime/debug"
+
+	"go.uber.org/zap"
+
+	"github.com/braidflow/braid/operators"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/shuffle"
+	"github.com/braidflow/braid/types"
+)
+
+// Run runs the subtask to completion: it builds and opens the operator
+// chain, feeds it from the source or the inbox until every input ended,
+// flushes the chain (EndInput down the chain), sends end-of-input on every
+// outgoing edge and closes the operators. It returns nil when all of that
+// succeeded, ctx.Err() once ctx is done, and otherwise the first error. A
+// panic in an operator fails the subtask: its stack is logged and Run
+// returns an error. On failure the outgoing channels are aborted, not ended,
+// so downstream subtasks fail too rather than see a partial result as
+// complete. Run may be called once.
+func (s *Subtask) Run(ctx context.Context) (err error) {
+	if s.ran.Swap(true) {
+		return errors.New("runtime: subtask run twice")
+	}
+	defer s.unregister()
+	r := &run{s: s, ctx: ctx}
+	defer func() {
+		if p := recover(); p != nil {
+			s.log.Error("subtask panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			err = fmt.Errorf("runtime: subtask %d of vertex %d panicked: %v", s.task.Subtask, s.task.VertexID, p)
+		}
+		if err != nil {
+			r.abort()
+		}
+		if cerr := r.closeOperators(); err == nil {
+			err = cerr
+		}
+		if err != nil && ctx.Err() != nil {
+			err = ctx.Err()
+		}
+	}()
+	if err := r.build(); err != nil {
+		return err
+	}
+	if err := r.open(); err != nil {
+		return err
+	}
+	if r.src != nil {
+		if err := r.src.Run(ctx, r.outs[0]); err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
+			return err // Run may return nil once cancelled
+		}
+		if err := r.endChain(0); err != nil {
+			return err
+		}
+	} else if err := r.consume(); err != nil {
+		return err
+	}
+	for _, o := range r.outboxes {
+		if err := o.Close(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// run is the state of one Run.
+type run struct {
+	s   *Subtask
+	ctx context.Context
+	src operators.Source
+	// ops are the chain's operators after the source, if any.
+	ops []operators.Operator
+	// outs[i] receives what feeds ops[i]; outs[len(ops)] feeds the outboxes.
+	outs     []*collector
+	outboxes []*shuffle.Outbox
+	opened   int  // ops opened
+	srcOpen  bool // src opened
+}
+
+func (r *run) build() error {
+	s := r.s
+	chain := s.vertex.Chain
+	if s.inbox == nil {
+		src, err := operators.NewSource(chain[0].Kind, chain[0].Config)
+		if err != nil {
+			return err
+		}
+		r.src = src
+		chain = chain[1:]
+	}
+	for _, spec := range chain {
+		op, err := operators.NewOperator(spec.Kind, spec.Config)
+		if err != nil {
+			return fmt.Errorf("runtime: vertex %d operator %q: %w", s.vertex.Id, spec.Name, err)
+		}
+		r.ops = append(r.ops, op)
+	}
+	for i := 0; i <= len(r.ops); i++ {
+		r.outs = append(r.outs, &collector{r: r, next: i})
+	}
+	r.outs[0].countIn = r.src != nil
+	for _, e := range s.out {
+		o, err := r.newOutbox(e)
+		if err != nil {
+			return err
+		}
+		r.outboxes = append(r.outboxes, o)
+	}
+	return nil
+}
+
+func (r *run) newOutbox(e *braidv1.Edge) (*shuffle.Outbox, error) {
+	s := r.s
+	tv := s.findVertex(int(e.Target))
+	if tv == nil {
+		return nil, fmt.Errorf("runtime: edge to unknown vertex %d", e.Target)
+	}
+	targets := make([]shuffle.Target, tv.Parallelism)
+	found := make([]bool, tv.Parallelism)
+	for _, p := range s.task.Placements {
+		if int(p.Vertex) != int(e.Target) || int(p.Subtask) >= len(targets) || p.Subtask < 0 {
+			continue
+		}
+		targets[p.Subtask] = shuffle.Target{Local: p.TaskManagerId == s.task.TaskManagerID, Address: p.Address}
+		found[p.Subtask] = true
+	}
+	for i, ok := range found {
+		if !ok {
+			return nil, fmt.Errorf("runtime: no placement for subtask %d of vertex %d", i, e.Target)
+		}
+	}
+	keys := make([]int, len(e.KeyColumns))
+	for i, k := range e.KeyColumns {
+		keys[i] = int(k)
+	}
+	return shuffle.NewOutbox(s.task.Exchange, shuffle.OutboxSpec{
+		JobID: s.key.JobID, SourceVertex: s.task.VertexID, SourceSubtask: s.task.Subtask,
+		TargetVertex: int(e.Target), TargetInput: int(e.TargetInput),
+		Partitioning: e.Partitioning, KeyColumns: keys, MaxParallelism: s.octx.MaxParallelism,
+		Targets: targets, RemoteRows: &s.metrics.RowsRemote,
+	})
+}
+
+func (r *run) open() error {
+	if r.src != nil {
+		r.srcOpen = true
+		if err := r.src.Open(&r.s.octx); err != nil {
+			return err
+		}
+	}
+	for _, op := range r.ops {
+		r.opened++
+		if err := op.Open(&r.s.octx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// consume feeds the inbox's events to the first operator until every input
+// ended, then flushes the rest of the chain.
+func (r *run) consume() error {
+	in := r.s.inbox
+	first := r.ops[0]
+	for {
+		input, ev, err := in.Next(r.ctx)
+		if err == io.EOF {
+			return r.endChain(1)
+		}
+		if err != nil {
+			return err
+		}
+		switch ev.Kind {
+		case shuffle.EventBatch:
+			r.s.metrics.RowsIn.Add(int64(ev.Batch.NumRows()))
+			err = first.Process(input, ev.Batch, r.outs[1])
+			ev.Batch.Release()
+		case shuffle.EventEndOfInput:
+			err = first.EndInput(input, r.outs[1])
+		case shuffle.EventWatermark, shuffle.EventBarrier:
+			// NB: watermark propagation and barrier alignment are not
+			// implemented yet; the events are dropped.
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+// endChain tells ops[from:] in order that their input 0 ended; what each
+// emits while flushing reaches the later ones first.
+func (r *run) endChain(from int) error {
+	for i := from; i < len(r.ops); i++ {
+		if err := r.ops[i].EndInput(0, r.outs[i+1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (r *run) abort() {
+	for _, o := range r.outboxes {
+		o.Abort()
+	}
+}
+
+// closeOperators closes what was opened, in chain order, even after a
+// panic in an earlier Close.
+func (r *run) closeOperators() error {
+	var errs []error
+	if r.srcOpen {
+		errs = append(errs, r.safeClose(r.src.Close))
+	}
+	for _, op := range r.ops[:r.opened] {
+		errs = append(errs, r.safeClose(op.Close))
+	}
+	return errors.Join(errs...)
+}
+
+func (r *run) safeClose(f func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			r.s.log.Error("operator close panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
+			err = fmt.Errorf("runtime: close panicked: %v", p)
+		}
+	}()
+	return f()
+}
+
+// collector passes emitted batches down the chain: to ops[next], or to the
+// outboxes after the last operator.
+type collector struct {
+	r       *run
+	next    int
+	countIn bool // the source's collector counts rows in
+}
+
+var _ operators.Collector = (*collector)(nil)
+
+func (c *collector) Emit(b types.Batch) error {
+	r := c.r
+	if c.countIn {
+		r.s.metrics.RowsIn.Add(int64(b.NumRows()))
+	}
+	if c.next < len(r.ops) {
+		return r.ops[c.next].Process(0, b, r.outs[c.next+1])
+	}
+	r.s.metrics.RowsOut.Add(int64(b.NumRows()))
+	for _, o := range r.outboxes {
+		if err := o.Send(r.ctx, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
