@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/braidflow/braid/client"
+	"github.com/braidflow/braid/client/render"
+)
+
+const jobsUsage = `Usage:
+  braid jobs list [--endpoint host:port]
+  braid jobs describe [--endpoint host:port] JOB_ID
+  braid jobs cancel [--endpoint host:port] JOB_ID
+`
+
+// runJobs is "braid jobs list|describe|cancel".
+func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, jobsUsage)
+		return errUsage
+	}
+	sub := args[0]
+	fs := flag.NewFlagSet("braid jobs "+sub, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	// Flags may also follow the job id.
+	pos := fs.Args()
+	if len(pos) > 0 {
+		if err := parseFlags(fs, pos[1:]); err != nil {
+			return err
+		}
+		pos = append(pos[:1], fs.Args()...)
+	}
+	wantID := sub == "describe" || sub == "cancel"
+	switch {
+	case sub != "list" && !wantID:
+		fmt.Fprintf(stderr, "braid jobs: unknown subcommand %q\n\n%s", sub, jobsUsage)
+		return errUsage
+	case wantID && len(pos) != 1, !wantID && len(pos) != 0:
+		fmt.Fprint(stderr, jobsUsage)
+		return errUsage
+	}
+
+	c, err := client.Dial(ctx, *endpoint)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	switch sub {
+	case "list":
+		jobs, err := c.ListJobs(ctx)
+		if err != nil {
+			return err
+		}
+		return render.JobList(stdout, jobs, time.Now(), time.Local)
+	case "describe":
+		d, err := c.DescribeJob(ctx, pos[0])
+		if err != nil {
+			return err
+		}
+		return render.JobDetail(stdout, d, time.Now(), time.Local)
+	default:
+		if err := c.CancelJob(ctx, pos[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Cancellation of job %s requested.\n", pos[0])
+		return nil
+	}
+}

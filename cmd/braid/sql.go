@@ -1,0 +1,136 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/braidflow/braid/client"
+	"github.com/braidflow/braid/client/render"
+)
+
+// props collects repeated --set key=value flags.
+type props map[string]string
+
+func (p props) String() string { return fmt.Sprint(map[string]string(p)) }
+
+func (p props) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || strings.TrimSpace(k) == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	p[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	return nil
+}
+
+// runSQL is "braid sql": a script with -f, else the interactive prompt.
+func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("braid sql", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	file := fs.String("f", "", "run the statements of `FILE` as one script and exit")
+	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`")
+	local := fs.Bool("local", false, "run on a local cluster started for this run")
+	format := fs.String("format", "tableau", "result format: tableau, tsv (materialized final result) or changelog")
+	follow := fs.Bool("follow", false, "keep queries over unbounded sources running (until Ctrl-C)")
+	set := props{}
+	fs.Var(set, "set", "session property `key=value` (repeatable)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "braid sql: unexpected argument %q (a script is given with -f)\n", fs.Arg(0))
+		return errUsage
+	}
+	f, err := render.ParseFormat(*format)
+	if err != nil {
+		fmt.Fprintln(stderr, "braid sql:", err)
+		return errUsage
+	}
+	loc, err := sessionZone(set)
+	if err != nil {
+		return err
+	}
+	var script []byte
+	if *file != "" {
+		if script, err = os.ReadFile(*file); err != nil {
+			return err
+		}
+	}
+
+	// SIGINT: a script run stops; the interactive shell cancels the
+	// running statement and keeps going.
+	var sigs chan os.Signal
+	if *file != "" {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt)
+		defer stop()
+	} else {
+		sigs = make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt)
+		defer signal.Stop(sigs)
+	}
+
+	addr := *endpoint
+	if *local {
+		c, err := startLocal(ctx)
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+		addr = c.Endpoint()
+	}
+	cl, err := client.Dial(ctx, addr)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	sess, err := cl.OpenSession(ctx, set)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		sess.Close(cctx)
+	}()
+	exec := render.SessionExec(sess, *follow)
+
+	if *file == "" {
+		sh := &render.Shell{Exec: exec, Out: stdout, Err: stderr, HistoryFile: historyFile(), Interrupts: sigs, Loc: loc}
+		return sh.Run(ctx)
+	}
+	p := &render.Printer{Format: f, Out: stdout, Loc: loc}
+	if f == render.FormatTSV {
+		p.StatusOut = stderr // stdout holds exactly the TSV
+	}
+	return render.RunScript(ctx, exec, string(script), p)
+}
+
+// sessionZone is the zone TIMESTAMP_LTZ values are shown in: the session's
+// table.local-time-zone, UTC by default.
+func sessionZone(set props) (*time.Location, error) {
+	z, ok := set["table.local-time-zone"]
+	if !ok {
+		return time.UTC, nil
+	}
+	loc, err := time.LoadLocation(z)
+	if err != nil {
+		return nil, fmt.Errorf("table.local-time-zone: unknown time zone %q", z)
+	}
+	return loc, nil
+}
+
+// historyFile is ~/.braid_history, or "" (no history) without a home.
+func historyFile() string {
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(home, ".braid_history")
+}
