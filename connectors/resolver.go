@@ -1,0 +1,169 @@
+package connectors
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/jobgraph"
+)
+
+// Connector names.
+const (
+	ConnectorDatagen   = "datagen"
+	ConnectorPrint     = "print"
+	ConnectorBlackhole = "blackhole"
+)
+
+// notYetConnectors are Flink connectors users will ask for that Braid does
+// not have yet; they get a clearer message than an unknown name.
+var notYetConnectors = map[string]bool{
+	"kafka": true, "upsert-kafka": true, "mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
+	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true,
+}
+
+// connectorOptions lists the option keys each sink-side connector accepts
+// (datagen is checked by DatagenSpecFor).
+var connectorOptions = map[string][]string{
+	"":                 {OptionManagedPartitions},
+	ConnectorPrint:     {"connector", "print-identifier"},
+	ConnectorBlackhole: {"connector"},
+}
+
+// resolverTimeout bounds the Kafka calls the planner's resolver makes.
+const resolverTimeout = 30 * time.Second
+
+// Resolver tells the planner which source or sink implements a catalog table
+// and manages the topics of managed tables. Brokers are the bootstrap servers
+// of the cluster's default log. Its methods are safe for concurrent use.
+type Resolver struct {
+	Brokers []string
+}
+
+func tableName(t *catalog.Table) string { return t.Database + "." + t.Name }
+
+// ValidateTable checks the table's connector and options without contacting
+// any external system.
+func (r *Resolver) ValidateTable(t *catalog.Table) error {
+	conn := t.Connector()
+	switch {
+	case conn == ConnectorDatagen:
+		_, err := DatagenSpecFor(t)
+		return err
+	case notYetConnectors[conn]:
+		return fmt.Errorf("connector '%s' is not supported yet", conn)
+	}
+	allowed, ok := connectorOptions[conn]
+	if !ok {
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, print, and managed tables without a 'connector' option)",
+			conn, tableName(t))
+	}
+	keys := make([]string, 0, len(t.Options))
+	for k := range t.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if !contains(allowed, k) {
+			what := "managed table " + tableName(t)
+			if conn != "" {
+				what = fmt.Sprintf("connector '%s' (table %s)", conn, tableName(t))
+			}
+			return fmt.Errorf("unsupported option '%s' for %s (supported: %s)", k, what, strings.Join(allowed, ", "))
+		}
+	}
+	if conn == "" {
+		if _, err := managedPartitions(t); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+// SourceSpec returns the source kind and config that read t. bounded asks
+// a managed table to be read up to its current end. maxParallelism is the
+// most subtasks that get data (a managed table's partition count), or 0 for
+// any. For a managed table it asks the brokers for the partition count.
+func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (kind string, config []byte, maxParallelism int, err error) {
+	if err := r.ValidateTable(t); err != nil {
+		return "", nil, 0, err
+	}
+	switch conn := t.Connector(); conn {
+	case "":
+		ctx, cancel := context.WithTimeout(context.Background(), resolverTimeout)
+		defer cancel()
+		if len(r.Brokers) == 0 {
+			return "", nil, 0, fmt.Errorf("managed table %s: no brokers configured for the cluster's default log", tableName(t))
+		}
+		n, err := ManagedPartitionCount(ctx, r.Brokers, t)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		spec := jobgraph.ManagedSourceSpec{Topic: ManagedTopic(t), Schema: t.PhysicalSchema(), Bounded: bounded}
+		return jobgraph.KindManagedSource, jobgraph.EncodeSpec(spec), n, nil
+	case ConnectorDatagen:
+		spec, err := DatagenSpecFor(t)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		return jobgraph.KindDatagen, jobgraph.EncodeSpec(spec), 0, nil
+	default:
+		return "", nil, 0, fmt.Errorf("connector '%s' can only be used as a sink (table %s)", conn, tableName(t))
+	}
+}
+
+// SinkSpec returns the sink kind and config that write t.
+func (r *Resolver) SinkSpec(t *catalog.Table) (kind string, config []byte, err error) {
+	if err := r.ValidateTable(t); err != nil {
+		return "", nil, err
+	}
+	schema := t.PhysicalSchema()
+	switch conn := t.Connector(); conn {
+	case "":
+		return jobgraph.KindManagedSink, jobgraph.EncodeSpec(jobgraph.ManagedSinkSpec{Topic: ManagedTopic(t), Schema: schema}), nil
+	case ConnectorPrint:
+		spec := jobgraph.PrintSpec{Schema: schema, Identifier: t.Options["print-identifier"], TableName: tableName(t)}
+		return jobgraph.KindPrint, jobgraph.EncodeSpec(spec), nil
+	case ConnectorBlackhole:
+		return jobgraph.KindBlackhole, jobgraph.EncodeSpec(jobgraph.BlackholeSpec{Schema: schema}), nil
+	default:
+		return "", nil, fmt.Errorf("connector '%s' can only be used as a source (table %s)", conn, tableName(t))
+	}
+}
+
+// CreateTable creates the topic of a managed table; for other connectors it
+// does nothing. It fails if the topic already exists.
+func (r *Resolver) CreateTable(ctx context.Context, t *catalog.Table) error {
+	if !t.Managed() {
+		return nil
+	}
+	if err := r.ValidateTable(t); err != nil {
+		return err
+	}
+	if len(r.Brokers) == 0 {
+		return errors.New("managed table " + tableName(t) + ": no brokers configured for the cluster's default log")
+	}
+	return CreateManagedTopic(ctx, r.Brokers, t)
+}
+
+// DropTable deletes the topic of a managed table; for other connectors it
+// does nothing. It is idempotent.
+func (r *Resolver) DropTable(ctx context.Context, t *catalog.Table) error {
+	if !t.Managed() || len(r.Brokers) == 0 {
+		return nil
+	}
+	return DeleteManagedTopic(ctx, r.Brokers, t)
+}

@@ -1,0 +1,99 @@
+package connectors
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/types"
+)
+
+func TestResolverValidate(t *testing.T) {
+	r := &Resolver{}
+	tbl := func(opts map[string]string) *catalog.Table {
+		return &catalog.Table{Database: "db", Name: "t", Options: opts,
+			Columns: []catalog.Column{{Name: "a", Type: types.Int}}}
+	}
+	for _, tc := range []struct {
+		opts map[string]string
+		want string // "" = valid
+	}{
+		{nil, ""},
+		{map[string]string{"managed.partitions": "4"}, ""},
+		{map[string]string{"connector": "print", "print-identifier": "x"}, ""},
+		{map[string]string{"connector": "blackhole"}, ""},
+		{map[string]string{"connector": "datagen", "number-of-rows": "3"}, ""},
+		{map[string]string{"connector": "foo"}, "unsupported connector 'foo' for table db.t (supported: blackhole, datagen, print, and managed tables without a 'connector' option)"},
+		{map[string]string{"connector": "kafka", "topic": "x"}, "connector 'kafka' is not supported yet"},
+		{map[string]string{"connector": "mysql-cdc"}, "connector 'mysql-cdc' is not supported yet"},
+		{map[string]string{"connector": "print", "colour": "red"}, "unsupported option 'colour' for connector 'print' (table db.t) (supported: connector, print-identifier)"},
+		{map[string]string{"format": "json"}, "unsupported option 'format' for managed table db.t (supported: managed.partitions)"},
+		{map[string]string{"managed.partitions": "0"}, "'managed.partitions' must be"},
+	} {
+		err := r.ValidateTable(tbl(tc.opts))
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%v: %v", tc.opts, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%v: error %v, want %q", tc.opts, err, tc.want)
+		}
+	}
+}
+
+func TestResolverSpecs(t *testing.T) {
+	b := startBroker(t)
+	ctx := testCtx(t)
+	r := &Resolver{Brokers: b.Addrs()}
+	tb := managedTable("resolved", 3)
+	if err := r.CreateTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	kind, cfg, maxPar, err := r.SourceSpec(tb, true)
+	if err != nil || kind != jobgraph.KindManagedSource || maxPar != 3 {
+		t.Fatalf("SourceSpec = %q, %d, %v", kind, maxPar, err)
+	}
+	var ss jobgraph.ManagedSourceSpec
+	if err := jobgraph.DecodeSpec(cfg, &ss); err != nil || ss.Topic != ManagedTopic(tb) || !ss.Bounded || len(ss.Schema) != 3 {
+		t.Fatalf("source spec %+v, %v", ss, err)
+	}
+	if !operators.IsSource(kind) {
+		t.Errorf("%s not registered as a source", kind)
+	}
+	kind, _, err = r.SinkSpec(tb)
+	if err != nil || kind != jobgraph.KindManagedSink {
+		t.Fatalf("SinkSpec = %q, %v", kind, err)
+	}
+	if _, err := operators.NewOperator(kind, cfg); err != nil {
+		t.Errorf("sink kind not registered: %v", err)
+	}
+
+	pr := &catalog.Table{Database: "db", Name: "out", Options: map[string]string{"connector": "print", "print-identifier": "p"},
+		Columns: []catalog.Column{{Name: "a", Type: types.Int}}}
+	kind, cfg, err = r.SinkSpec(pr)
+	var ps jobgraph.PrintSpec
+	if err != nil || kind != jobgraph.KindPrint || jobgraph.DecodeSpec(cfg, &ps) != nil || ps.Identifier != "p" || ps.TableName != "db.out" {
+		t.Fatalf("print SinkSpec = %q %+v %v", kind, ps, err)
+	}
+	if _, _, _, err := r.SourceSpec(pr, true); err == nil || !strings.Contains(err.Error(), "only be used as a sink") {
+		t.Errorf("print as source: %v", err)
+	}
+	gen := datagenTable(map[string]string{"number-of-rows": "5"}, types.Field{Name: "a", Type: types.Int})
+	if kind, _, maxPar, err := r.SourceSpec(gen, true); err != nil || kind != jobgraph.KindDatagen || maxPar != 0 {
+		t.Errorf("datagen SourceSpec = %q %d %v", kind, maxPar, err)
+	}
+	if _, _, err := r.SinkSpec(gen); err == nil || !strings.Contains(err.Error(), "only be used as a source") {
+		t.Errorf("datagen as sink: %v", err)
+	}
+	if err := r.CreateTable(ctx, pr); err != nil {
+		t.Errorf("CreateTable of a print table: %v", err)
+	}
+
+	if err := r.DropTable(ctx, tb); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := r.SourceSpec(tb, true); err == nil || !strings.Contains(err.Error(), ManagedTopic(tb)) {
+		t.Errorf("SourceSpec after drop: %v", err)
+	}
+}
