@@ -1,0 +1,673 @@
+package parser
+
+import (
+	"strings"
+
+	"github.com/braidflow/braid/sql/ast"
+)
+
+// expr parses a full expression. Precedence, loosest first: OR, AND, NOT,
+// comparisons (= <> < <= > >= IS BETWEEN IN LIKE SIMILAR), ||, + -,
+// * / %, unary + -, postfix [i] and .field. Each node's position is where
+// its text starts.
+func (p *parser) expr() ast.Expr {
+	p.expect("expression")
+	left := p.andExpr()
+	for p.isKw("OR") {
+		p.i++
+		left = &ast.Binary{Pos: left.Position(), Op: ast.OpOr, L: left, R: p.andExpr()}
+	}
+	return left
+}
+
+func (p *parser) andExpr() ast.Expr {
+	left := p.notExpr()
+	for p.isKw("AND") {
+		p.i++
+		left = &ast.Binary{Pos: left.Position(), Op: ast.OpAnd, L: left, R: p.notExpr()}
+	}
+	return left
+}
+
+func (p *parser) notExpr() ast.Expr {
+	if p.peekKw("NOT") {
+		pos := p.pos()
+		p.i++
+		return &ast.Unary{Pos: pos, Op: ast.OpNot, X: p.notExpr()}
+	}
+	return p.cmpExpr()
+}
+
+var cmpOps = map[string]ast.BinaryOp{
+	"=": ast.OpEq, "<>": ast.OpNe, "!=": ast.OpNe, "<": ast.OpLt,
+	"<=": ast.OpLe, ">": ast.OpGt, ">=": ast.OpGe,
+}
+
+func (p *parser) cmpExpr() ast.Expr {
+	left := p.concatExpr()
+	for {
+		pos := left.Position()
+		t := p.tok()
+		if t.kind == tokOp {
+			op, ok := cmpOps[t.text]
+			if !ok {
+				return left
+			}
+			p.i++
+			left = &ast.Binary{Pos: pos, Op: op, L: left, R: p.concatExpr()}
+			continue
+		}
+		if t.kind != tokIdent {
+			return left
+		}
+		if t.upper == "IS" {
+			p.i++
+			not := p.acceptKw("NOT")
+			switch {
+			case p.acceptKw("NULL"):
+				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "NULL"}
+			case p.acceptKw("TRUE"):
+				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "TRUE"}
+			case p.acceptKw("FALSE"):
+				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "FALSE"}
+			case p.acceptKw("UNKNOWN"):
+				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "UNKNOWN"}
+			case p.acceptKw("DISTINCT FROM"):
+				op := ast.OpDistinct
+				if not {
+					op = ast.OpNotDistinct
+				}
+				left = &ast.Binary{Pos: pos, Op: op, L: left, R: p.concatExpr()}
+			default:
+				p.unexpected()
+			}
+			continue
+		}
+		not := false
+		if t.upper == "NOT" {
+			switch p.peek(1).upper {
+			case "BETWEEN", "IN", "LIKE", "SIMILAR":
+				not = true
+				p.i++
+			default:
+				return left
+			}
+		}
+		switch {
+		case p.acceptKw("BETWEEN"):
+			b := &ast.Between{Pos: pos, X: left, Not: not}
+			if p.acceptKw("ASYMMETRIC") {
+				b.Mode = "ASYMMETRIC"
+			} else if p.acceptKw("SYMMETRIC") {
+				b.Mode = "SYMMETRIC"
+			}
+			b.Low = p.concatExpr()
+			p.expectKw("AND")
+			b.High = p.concatExpr()
+			left = b
+		case p.acceptKw("IN"):
+			in := &ast.InExpr{Pos: pos, X: left, Not: not}
+			p.expectOp("(")
+			if p.startsQuery() {
+				in.Query = p.query()
+			} else {
+				in.List = p.exprList()
+			}
+			p.expectOp(")")
+			left = in
+		case p.acceptKw("LIKE"):
+			left = p.likeTail(&ast.LikeExpr{Pos: pos, X: left, Not: not})
+		case p.acceptKw("SIMILAR TO"):
+			left = p.likeTail(&ast.LikeExpr{Pos: pos, X: left, Not: not, Similar: true})
+		default:
+			if not {
+				p.unexpected()
+			}
+			return left
+		}
+	}
+}
+
+func (p *parser) likeTail(l *ast.LikeExpr) ast.Expr {
+	l.Pattern = p.concatExpr()
+	if p.acceptKw("ESCAPE") {
+		l.Escape = p.concatExpr()
+	}
+	return l
+}
+
+func (p *parser) concatExpr() ast.Expr {
+	left := p.addExpr()
+	for p.peekOp("||") {
+		p.i++
+		left = &ast.Binary{Pos: left.Position(), Op: ast.OpConcat, L: left, R: p.addExpr()}
+	}
+	return left
+}
+
+func (p *parser) addExpr() ast.Expr {
+	left := p.mulExpr()
+	for {
+		var op ast.BinaryOp
+		switch {
+		case p.peekOp("+"):
+			op = ast.OpAdd
+		case p.peekOp("-"):
+			op = ast.OpSub
+		default:
+			return left
+		}
+		p.i++
+		left = &ast.Binary{Pos: left.Position(), Op: op, L: left, R: p.mulExpr()}
+	}
+}
+
+func (p *parser) mulExpr() ast.Expr {
+	left := p.unaryExpr()
+	for {
+		var op ast.BinaryOp
+		switch {
+		case p.peekOp("*"):
+			op = ast.OpMul
+		case p.peekOp("/"):
+			op = ast.OpDiv
+		case p.peekOp("%"):
+			op = ast.OpMod
+		default:
+			return left
+		}
+		p.i++
+		left = &ast.Binary{Pos: left.Position(), Op: op, L: left, R: p.unaryExpr()}
+	}
+}
+
+func (p *parser) unaryExpr() ast.Expr {
+	pos := p.pos()
+	switch {
+	case p.peekOp("-"):
+		p.i++
+		return &ast.Unary{Pos: pos, Op: ast.OpNeg, X: p.unaryExpr()}
+	case p.peekOp("+"):
+		p.i++
+		return &ast.Unary{Pos: pos, Op: ast.OpPlus, X: p.unaryExpr()}
+	}
+	return p.postfixExpr()
+}
+
+func (p *parser) postfixExpr() ast.Expr {
+	x := p.primary()
+	for {
+		switch {
+		case p.peekOp("["):
+			p.i++
+			x = &ast.Index{Pos: x.Position(), X: x, Index: p.expr()}
+			p.expectOp("]")
+		case p.peekOp("."):
+			p.i++
+			x = &ast.FieldAccess{Pos: x.Position(), X: x, Field: p.ident()}
+		default:
+			return x
+		}
+	}
+}
+
+// niladic functions written without parentheses.
+var niladic = map[string]bool{
+	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true,
+	"LOCALTIMESTAMP": true, "LOCALTIME": true,
+}
+
+func (p *parser) primary() ast.Expr {
+	t := p.tok()
+	pos := t.pos
+	switch t.kind {
+	case tokNumber:
+		p.i++
+		return &ast.Literal{Pos: pos, Kind: ast.LitNumber, Value: t.text}
+	case tokString:
+		p.i++
+		return &ast.Literal{Pos: pos, Kind: ast.LitString, Value: t.text}
+	case tokBinary:
+		p.i++
+		return &ast.Literal{Pos: pos, Kind: ast.LitBinary, Value: t.text}
+	case tokOp:
+		if t.text == "(" {
+			p.i++
+			if p.startsQuery() {
+				q := p.query()
+				p.expectOp(")")
+				return &ast.Subquery{Pos: pos, Query: q}
+			}
+			e := p.expr()
+			if p.peekOp(",") {
+				p.i++
+				r := &ast.RowCtor{Pos: pos, Implicit: true, Items: append([]ast.Expr{e}, p.exprList()...)}
+				p.expectOp(")")
+				return r
+			}
+			p.expectOp(")")
+			return e
+		}
+	case tokQuotedIdent:
+		return p.nameExpr()
+	case tokIdent:
+		if e := p.keywordExpr(t); e != nil {
+			return e
+		}
+		if !ast.IsReserved(t.text) {
+			return p.nameExpr()
+		}
+	}
+	p.unexpected()
+	return nil
+}
+
+// keywordExpr parses expressions introduced by a keyword; nil if t does
+// not start one.
+func (p *parser) keywordExpr(t *token) ast.Expr {
+	pos := t.pos
+	call := p.peek(1).kind == tokOp && p.peek(1).text == "("
+	switch t.upper {
+	case "TRUE", "FALSE":
+		p.i++
+		return &ast.Literal{Pos: pos, Kind: ast.LitBool, Value: t.upper}
+	case "NULL":
+		p.i++
+		return &ast.Literal{Pos: pos, Kind: ast.LitNull}
+	case "UNKNOWN":
+		p.i++
+		return &ast.Literal{Pos: pos, Kind: ast.LitUnknown}
+	case "DATE", "TIME", "TIMESTAMP":
+		if p.peek(1).kind == tokString {
+			p.i++
+			kind := map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitTime, "TIMESTAMP": ast.LitTimestamp}[t.upper]
+			return &ast.Literal{Pos: pos, Kind: kind, Value: p.next().text}
+		}
+	case "INTERVAL":
+		return p.intervalLit()
+	case "CASE":
+		return p.caseExpr()
+	case "CAST", "TRY_CAST":
+		if call || t.upper == "CAST" {
+			p.i++
+			p.expectOp("(")
+			c := &ast.Cast{Pos: pos, Try: t.upper == "TRY_CAST", X: p.expr()}
+			p.expectKw("AS")
+			c.Type = p.typ()
+			p.expectOp(")")
+			return c
+		}
+	case "EXISTS":
+		p.i++
+		p.expectOp("(")
+		e := &ast.Exists{Pos: pos, Query: p.query()}
+		p.expectOp(")")
+		return e
+	case "EXTRACT":
+		if call {
+			p.i += 2
+			e := &ast.Extract{Pos: pos, Unit: p.timeUnit(extractUnits)}
+			p.expectKw("FROM")
+			e.X = p.expr()
+			p.expectOp(")")
+			return e
+		}
+	case "TIMESTAMPDIFF", "TIMESTAMPADD":
+		if call {
+			p.i += 2
+			unit := p.timeUnit(diffUnits)
+			p.expectOp(",")
+			a := p.expr()
+			p.expectOp(",")
+			b := p.expr()
+			p.expectOp(")")
+			if t.upper == "TIMESTAMPDIFF" {
+				return &ast.TimestampDiff{Pos: pos, Unit: unit, A: a, B: b}
+			}
+			return &ast.TimestampAdd{Pos: pos, Unit: unit, N: a, T: b}
+		}
+	case "TRIM":
+		if call {
+			return p.trim()
+		}
+	case "POSITION":
+		if call {
+			p.i += 2
+			a := p.concatExpr()
+			if p.acceptKw("IN") {
+				b := p.expr()
+				p.expectOp(")")
+				return &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: []ast.Expr{a, b}}
+			}
+			return p.callTail(pos, nameOf(t), a)
+		}
+	case "SUBSTRING":
+		if call {
+			p.i += 2
+			x := p.expr()
+			if p.acceptKw("FROM") {
+				args := []ast.Expr{x, p.expr()}
+				if p.acceptKw("FOR") {
+					args = append(args, p.expr())
+				}
+				p.expectOp(")")
+				return &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: args}
+			}
+			return p.callTail(pos, nameOf(t), x)
+		}
+	case "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIMESTAMP", "LOCALTIME":
+		p.i++
+		return &ast.FuncCall{Pos: pos, Name: nameOf(t), NoParens: true}
+	case "ROW":
+		if call {
+			p.i += 2
+			r := &ast.RowCtor{Pos: pos}
+			if !p.peekOp(")") {
+				r.Items = p.exprList()
+			}
+			p.expectOp(")")
+			return r
+		}
+	case "ARRAY", "MAP":
+		if p.peek(1).kind == tokOp && p.peek(1).text == "[" {
+			p.i += 2
+			var items []ast.Expr
+			if !p.peekOp("]") {
+				items = p.exprList()
+			}
+			p.expectOp("]")
+			if t.upper == "ARRAY" {
+				return &ast.ArrayCtor{Pos: pos, Items: items}
+			}
+			if len(items)%2 != 0 {
+				p.errorAt(pos, "MAP[...] needs an even number of items (key, value, ...)")
+			}
+			return &ast.MapCtor{Pos: pos, Items: items}
+		}
+	case "DESCRIPTOR":
+		if call {
+			p.i++
+			return &ast.Descriptor{Pos: pos, Columns: p.identList()}
+		}
+	case "TABLE":
+		p.i++
+		return &ast.TableArg{Pos: pos, Name: p.objectName()}
+	case "MATCH_RECOGNIZE":
+		p.errorAt(pos, "MATCH_RECOGNIZE is not supported yet")
+	}
+	return nil
+}
+
+func nameOf(t *token) *ast.ObjectName {
+	return &ast.ObjectName{Pos: t.pos, Parts: []*ast.Ident{{Pos: t.pos, Name: t.upper}}}
+}
+
+// nameExpr parses a dotted name: a column reference or a function call.
+func (p *parser) nameExpr() ast.Expr {
+	pos := p.pos()
+	parts := []*ast.Ident{p.ident()}
+	for p.peekOp(".") && isIdentTok(p.peek(1)) {
+		p.i++
+		parts = append(parts, p.ident())
+	}
+	if p.peekOp("(") {
+		p.i++
+		return p.callArgs(pos, &ast.ObjectName{Pos: pos, Parts: parts})
+	}
+	return &ast.ColumnRef{Pos: pos, Parts: parts}
+}
+
+// callArgs parses a call's arguments after "(" and what follows ")".
+func (p *parser) callArgs(pos ast.Pos, name *ast.ObjectName) ast.Expr {
+	f := &ast.FuncCall{Pos: pos, Name: name}
+	switch {
+	case p.acceptOp(")"):
+		return p.callSuffix(f)
+	case p.peekOp("*"):
+		p.i++
+		f.Star = true
+		p.expectOp(")")
+		return p.callSuffix(f)
+	case p.acceptKw("DISTINCT"):
+		f.Distinct = true
+	case p.acceptKw("ALL"):
+	}
+	return p.callTail(pos, name, nil, f)
+}
+
+// callTail parses the remaining arguments of a call, first being an
+// argument already parsed (or nil), then ")" and the suffixes.
+func (p *parser) callTail(pos ast.Pos, name *ast.ObjectName, first ast.Expr, fs ...*ast.FuncCall) ast.Expr {
+	f := &ast.FuncCall{Pos: pos, Name: name}
+	if len(fs) > 0 {
+		f = fs[0]
+	}
+	if first != nil {
+		f.Args = append(f.Args, first)
+		if !p.acceptOp(",") {
+			p.expectOp(")")
+			return p.callSuffix(f)
+		}
+	}
+	for {
+		f.Args = append(f.Args, p.arg())
+		if !p.acceptOp(",") {
+			break
+		}
+	}
+	p.expectOp(")")
+	return p.callSuffix(f)
+}
+
+// arg parses a call argument: an expression or name => expression.
+func (p *parser) arg() ast.Expr {
+	if isIdentTok(p.tok()) && p.peek(1).kind == tokOp && p.peek(1).text == "=>" {
+		n := &ast.NamedArg{Pos: p.pos(), Name: p.ident()}
+		p.i++
+		n.Value = p.expr()
+		return n
+	}
+	return p.expr()
+}
+
+func (p *parser) callSuffix(f *ast.FuncCall) ast.Expr {
+	if p.peekKw("FILTER") && p.peek(1).text == "(" {
+		p.i += 2
+		p.expectKw("WHERE")
+		f.Filter = p.expr()
+		p.expectOp(")")
+	}
+	if p.acceptKw("OVER") {
+		if p.peekOp("(") {
+			f.Over = p.windowSpec()
+		} else {
+			f.OverName = p.ident()
+		}
+	}
+	return f
+}
+
+// windowSpec parses ( [name] [PARTITION BY ...] [ORDER BY ...] [frame] ).
+func (p *parser) windowSpec() *ast.WindowSpec {
+	w := &ast.WindowSpec{Pos: p.pos()}
+	p.expectOp("(")
+	if isIdentTok(p.tok()) && !p.peekKw("ROWS") && !p.peekKw("RANGE") {
+		w.Ref = p.ident()
+	}
+	if p.acceptKw("PARTITION BY") {
+		w.PartitionBy = p.exprList()
+	}
+	if p.acceptKw("ORDER BY") {
+		w.OrderBy = p.orderItems()
+	}
+	if p.isKw("ROWS") || p.isKw("RANGE") {
+		f := &ast.Frame{Pos: p.pos(), Rows: p.tok().upper == "ROWS"}
+		p.i++
+		if p.acceptKw("BETWEEN") {
+			f.Start = p.frameBound()
+			p.expectKw("AND")
+			f.End = p.frameBound()
+		} else {
+			f.Start = p.frameBound()
+		}
+		w.Frame = f
+	}
+	p.expectOp(")")
+	return w
+}
+
+func (p *parser) frameBound() *ast.FrameBound {
+	b := &ast.FrameBound{Pos: p.pos()}
+	switch {
+	case p.acceptKw("UNBOUNDED PRECEDING"):
+		b.Kind = "UNBOUNDED PRECEDING"
+	case p.acceptKw("UNBOUNDED FOLLOWING"):
+		b.Kind = "UNBOUNDED FOLLOWING"
+	case p.acceptKw("CURRENT ROW"):
+		b.Kind = "CURRENT ROW"
+	default:
+		b.Offset = p.concatExpr()
+		switch {
+		case p.acceptKw("PRECEDING"):
+			b.Kind = "PRECEDING"
+		case p.acceptKw("FOLLOWING"):
+			b.Kind = "FOLLOWING"
+		default:
+			p.unexpected()
+		}
+	}
+	return b
+}
+
+func (p *parser) caseExpr() ast.Expr {
+	c := &ast.Case{Pos: p.pos()}
+	p.i++
+	if !p.isKw("WHEN") {
+		c.Operand = p.expr()
+	}
+	for p.isKw("WHEN") {
+		w := &ast.When{Pos: p.pos()}
+		p.i++
+		w.Cond = p.expr()
+		p.expectKw("THEN")
+		w.Result = p.expr()
+		c.Whens = append(c.Whens, w)
+	}
+	if len(c.Whens) == 0 {
+		p.unexpected()
+	}
+	if p.acceptKw("ELSE") {
+		c.Else = p.expr()
+	}
+	p.expectKw("END")
+	return c
+}
+
+func (p *parser) trim() ast.Expr {
+	tr := &ast.Trim{Pos: p.pos()}
+	p.i += 2
+	for _, m := range []string{"BOTH", "LEADING", "TRAILING"} {
+		if p.acceptKw(m) {
+			tr.Mode = m
+			break
+		}
+	}
+	if p.acceptKw("FROM") {
+		tr.X = p.expr()
+	} else {
+		e := p.expr()
+		if p.acceptKw("FROM") {
+			tr.Chars = e
+			tr.X = p.expr()
+		} else if tr.Mode != "" {
+			p.unexpected()
+		} else {
+			tr.X = e
+		}
+	}
+	p.expectOp(")")
+	return tr
+}
+
+var (
+	intervalUnits = units("YEAR MONTH DAY HOUR MINUTE SECOND YEARS MONTHS DAYS HOURS MINUTES SECONDS")
+	extractUnits  = units("YEAR QUARTER MONTH WEEK DAY HOUR MINUTE SECOND MILLISECOND MICROSECOND NANOSECOND " +
+		"DOW DOY ISODOW ISOYEAR EPOCH DECADE CENTURY MILLENNIUM")
+	diffUnits = units("YEAR QUARTER MONTH WEEK DAY HOUR MINUTE SECOND MILLISECOND MICROSECOND NANOSECOND " +
+		"SQL_TSI_YEAR SQL_TSI_QUARTER SQL_TSI_MONTH SQL_TSI_WEEK SQL_TSI_DAY SQL_TSI_HOUR SQL_TSI_MINUTE " +
+		"SQL_TSI_SECOND SQL_TSI_FRAC_SECOND")
+)
+
+type unitSet struct {
+	names []string
+	set   map[string]bool
+}
+
+func units(s string) unitSet {
+	u := unitSet{names: strings.Fields(s), set: map[string]bool{}}
+	for _, n := range u.names {
+		u.set[n] = true
+	}
+	return u
+}
+
+// timeUnit parses one of the bare time unit keywords in us.
+func (p *parser) timeUnit(us unitSet) ast.TimeUnit {
+	t := p.tok()
+	if t.kind == tokIdent && us.set[t.upper] {
+		p.i++
+		return ast.TimeUnit(t.upper)
+	}
+	p.expect("time unit (" + strings.Join(us.names[:min(len(us.names), 8)], ", ") + ", ...)")
+	p.unexpected()
+	return ""
+}
+
+// intervalLit parses INTERVAL [+|-] ('value' | number) qualifier.
+func (p *parser) intervalLit() ast.Expr {
+	l := &ast.IntervalLit{Pos: p.pos()}
+	p.i++
+	if p.peekOp("-") {
+		l.Negative = true
+		p.i++
+	} else if p.peekOp("+") {
+		p.i++
+	}
+	switch t := p.tok(); t.kind {
+	case tokString:
+		l.Value = t.text
+	case tokNumber:
+		l.Value, l.Numeric = t.text, true
+	default:
+		p.expect("string literal")
+		p.unexpected()
+	}
+	p.i++
+	l.Qualifier = p.intervalQualifier()
+	return l
+}
+
+func (p *parser) intervalQualifier() *ast.IntervalQualifier {
+	q := &ast.IntervalQualifier{Pos: p.pos()}
+	q.Start = p.timeUnit(intervalUnits)
+	q.StartArgs = p.optIntArgs()
+	if p.acceptKw("TO") {
+		q.End = p.timeUnit(intervalUnits)
+		q.EndArgs = p.optIntArgs()
+	}
+	return q
+}
+
+// optIntArgs parses an optional (n[, m]).
+func (p *parser) optIntArgs() []int {
+	if !p.peekOp("(") {
+		return nil
+	}
+	p.i++
+	args := []int{p.integer()}
+	if p.acceptOp(",") {
+		args = append(args, p.integer())
+	}
+	p.expectOp(")")
+	return args
+}
