@@ -125,6 +125,11 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 				continue
 			}
 		}
+		for _, b := range subtasks {
+			if c, ok := b.run.(interface{ Close() }); ok {
+				c.Close()
+			}
+		}
 		tm.abandon(j)
 		return fmt.Errorf("subtask %d/%d of vertex %d: %w", ref.Subtask+1, vertexParallelism(g, ref.Vertex), ref.Vertex, err)
 	}
