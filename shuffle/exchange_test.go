@@ -379,3 +379,41 @@ func TestUnregisteredTargetTimesOut(t *testing.T) {
 	}
 	o.Abort()
 }
+
+func TestRemoteLingerFlushesSmallBatch(t *testing.T) {
+	a, _ := startTM(t)
+	b, addrB := startTM(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	in, err := NewInbox(1, []ChannelSpec{{Input: 0, SourceVertex: 1, SourceSubtask: 0}}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := SubtaskKey{JobID: job, Vertex: 2, Subtask: 0}
+	if err := b.Register(key, in); err != nil {
+		t.Fatal(err)
+	}
+	defer b.Unregister(key, in)
+	o, err := NewOutbox(a, OutboxSpec{JobID: job, SourceVertex: 1, TargetVertex: 2,
+		Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD, Targets: []Target{{Address: addrB}},
+		CoalesceBytes: 1 << 20, Linger: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Abort()
+	batch := makeBatch(0, 3, 3, false)
+	defer batch.Release()
+	if err := o.Send(ctx, batch); err != nil {
+		t.Fatal(err)
+	}
+	// Far below the coalescing threshold and not closed: only the linger
+	// timer can deliver it.
+	_, ev, err := in.Next(ctx)
+	if err != nil {
+		t.Fatalf("small batch not flushed: %v", err)
+	}
+	if ev.Kind != EventBatch || ev.Batch.NumRows() != 3 {
+		t.Fatalf("got %v with %d rows", ev.Kind, ev.Batch.NumRows())
+	}
+	ev.Batch.Release()
+}
