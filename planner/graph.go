@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
@@ -15,6 +16,9 @@ type stream struct {
 	schema types.Schema
 	// bounded is true when every source feeding the stream ends by itself.
 	bounded bool
+	// calc is the spec of the vertex's last operator when it is a calc that
+	// later calcs may merge into.
+	calc *jobgraph.CalcSpec
 }
 
 // graphBuilder assembles a JobGraph.

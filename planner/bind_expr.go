@@ -1,0 +1,271 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/types"
+)
+
+// aggregates are the functions the binder refuses outside a GROUP BY plan.
+var aggregates = map[string]bool{
+	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
+	"LISTAGG": true, "COLLECT": true, "FIRST_VALUE": true, "LAST_VALUE": true,
+	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
+}
+
+// bindExpr types an expression against the columns of sc.
+func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
+	switch e := e.(type) {
+	case *ast.Literal:
+		return bindLiteral(e)
+	case *ast.IntervalLit:
+		return bindInterval(e)
+	case *ast.ColumnRef:
+		i, err := sc.resolve(e)
+		if err != nil {
+			return nil, err
+		}
+		return expr.Column(i, sc.cols[i].typ), nil
+	case *ast.Unary:
+		x, err := bindExpr(sc, e.X)
+		if err != nil {
+			return nil, err
+		}
+		switch e.Op {
+		case ast.OpPlus:
+			return x, nil
+		case ast.OpNeg:
+			return resolve(e.Pos, "NEG", x)
+		default:
+			return resolve(e.Pos, "NOT", x)
+		}
+	case *ast.Binary:
+		l, err := bindExpr(sc, e.L)
+		if err != nil {
+			return nil, err
+		}
+		r, err := bindExpr(sc, e.R)
+		if err != nil {
+			return nil, err
+		}
+		switch e.Op {
+		case ast.OpDistinct, ast.OpNotDistinct:
+			return nil, unsupported(e.Pos, string(e.Op))
+		}
+		return resolve(e.Pos, string(e.Op), l, r)
+	case *ast.IsExpr:
+		x, err := bindExpr(sc, e.X)
+		if err != nil {
+			return nil, err
+		}
+		what := e.What
+		if what == "UNKNOWN" {
+			what = "NULL"
+		}
+		name := "IS " + what
+		if e.Not {
+			name = "IS NOT " + what
+		}
+		return resolve(e.Pos, name, x)
+	case *ast.Between:
+		if e.Mode == "SYMMETRIC" {
+			return nil, unsupported(e.Pos, "BETWEEN SYMMETRIC")
+		}
+		args, err := bindExprs(sc, e.X, e.Low, e.High)
+		if err != nil {
+			return nil, err
+		}
+		name := "BETWEEN"
+		if e.Not {
+			name = "NOT BETWEEN"
+		}
+		return resolve(e.Pos, name, args...)
+	case *ast.InExpr:
+		if e.Query != nil {
+			return nil, unsupported(e.Pos, "IN with a subquery")
+		}
+		args, err := bindExprs(sc, append([]ast.Expr{e.X}, e.List...)...)
+		if err != nil {
+			return nil, err
+		}
+		name := "IN"
+		if e.Not {
+			name = "NOT IN"
+		}
+		return resolve(e.Pos, name, args...)
+	case *ast.LikeExpr:
+		if e.Similar {
+			return nil, unsupported(e.Pos, "SIMILAR TO")
+		}
+		parts := []ast.Expr{e.X, e.Pattern}
+		if e.Escape != nil {
+			parts = append(parts, e.Escape)
+		}
+		args, err := bindExprs(sc, parts...)
+		if err != nil {
+			return nil, err
+		}
+		like, err := resolve(e.Pos, "LIKE", args...)
+		if err != nil || !e.Not {
+			return like, err
+		}
+		return resolve(e.Pos, "NOT", like)
+	case *ast.FuncCall:
+		return bindCall(sc, e)
+	case *ast.Cast:
+		x, err := bindExpr(sc, e.X)
+		if err != nil {
+			return nil, err
+		}
+		t, err := bindType(e.Type)
+		if err != nil {
+			return nil, err
+		}
+		if !expr.CanCast(x.Type, t) {
+			return nil, errorf(e.Pos, "cannot cast %s to %s", x.Type, t)
+		}
+		if e.Try {
+			return expr.TryCast(x, t.WithNullable(true)), nil
+		}
+		return expr.Cast(x, t.WithNullable(x.Type.Nullable())), nil
+	case *ast.TimestampDiff:
+		args, err := bindExprs(sc, e.A, e.B)
+		if err != nil {
+			return nil, err
+		}
+		return resolve(e.Pos, "TIMESTAMPDIFF", append([]*expr.Expr{expr.StringLiteral(string(e.Unit.Canonical()))}, args...)...)
+	case *ast.TimestampAdd:
+		args, err := bindExprs(sc, e.N, e.T)
+		if err != nil {
+			return nil, err
+		}
+		return resolve(e.Pos, "TIMESTAMPADD", append([]*expr.Expr{expr.StringLiteral(string(e.Unit.Canonical()))}, args...)...)
+	case *ast.Extract:
+		x, err := bindExpr(sc, e.X)
+		if err != nil {
+			return nil, err
+		}
+		return resolve(e.Pos, "EXTRACT", expr.StringLiteral(string(e.Unit.Canonical())), x)
+	case *ast.Trim:
+		parts := []ast.Expr{e.X}
+		if e.Chars != nil {
+			parts = append(parts, e.Chars)
+		}
+		args, err := bindExprs(sc, parts...)
+		if err != nil {
+			return nil, err
+		}
+		mode := e.Mode
+		if mode == "" {
+			mode = "BOTH"
+		}
+		return resolve(e.Pos, "TRIM", append([]*expr.Expr{expr.StringLiteral(mode)}, args...)...)
+	case *ast.Case:
+		return bindCase(sc, e)
+	case *ast.Subquery, *ast.Exists:
+		return nil, unsupported(e.Position(), "subqueries in expressions")
+	case *ast.Star:
+		return nil, errorf(e.Pos, "* is only allowed in the SELECT list or COUNT(*)")
+	default:
+		return nil, unsupported(e.Position(), "expression "+e.String())
+	}
+}
+
+func bindExprs(sc *scope, es ...ast.Expr) ([]*expr.Expr, error) {
+	out := make([]*expr.Expr, len(es))
+	for i, e := range es {
+		b, err := bindExpr(sc, e)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = b
+	}
+	return out, nil
+}
+
+// resolve types a call through the function library, positioning its error.
+func resolve(pos ast.Pos, name string, args ...*expr.Expr) (*expr.Expr, error) {
+	e, err := expr.ResolveCall(name, args)
+	if err != nil {
+		return nil, errorf(pos, "%s", err.Error())
+	}
+	return e, nil
+}
+
+func bindCall(sc *scope, f *ast.FuncCall) (*expr.Expr, error) {
+	name := strings.ToUpper(f.FuncName())
+	if aggregates[name] {
+		return nil, unsupported(f.Pos, "aggregate function "+name)
+	}
+	if f.Over != nil || f.OverName != nil {
+		return nil, unsupported(f.Pos, "OVER windows")
+	}
+	if f.Star || f.Distinct {
+		return nil, errorf(f.Pos, "%s does not take * or DISTINCT", name)
+	}
+	args, err := bindExprs(sc, f.Args...)
+	if err != nil {
+		return nil, err
+	}
+	return resolve(f.Pos, name, args...)
+}
+
+// bindCase binds both CASE forms into the searched form: CASE(when1, then1,
+// ..., else).
+func bindCase(sc *scope, c *ast.Case) (*expr.Expr, error) {
+	var operand *expr.Expr
+	if c.Operand != nil {
+		var err error
+		if operand, err = bindExpr(sc, c.Operand); err != nil {
+			return nil, err
+		}
+	}
+	var args []*expr.Expr
+	for _, w := range c.Whens {
+		cond, err := bindExpr(sc, w.Cond)
+		if err != nil {
+			return nil, err
+		}
+		if operand != nil {
+			if cond, err = resolve(w.Pos, "=", operand, cond); err != nil {
+				return nil, err
+			}
+		}
+		res, err := bindExpr(sc, w.Result)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, cond, res)
+	}
+	if c.Else != nil {
+		e, err := bindExpr(sc, c.Else)
+		if err != nil {
+			return nil, err
+		}
+		args = append(args, e)
+	}
+	return resolve(c.Pos, "CASE", args...)
+}
+
+// castTo converts e to t for storing into a column of type t, or reports why
+// it cannot. Identical types (nullability aside) need no cast.
+func castTo(e *expr.Expr, t types.DataType) (*expr.Expr, bool) {
+	if sameType(e.Type, t) {
+		return e, true
+	}
+	if e.Type.Kind == types.KindNull {
+		return expr.NullLiteral(t), true
+	}
+	if !expr.CanCast(e.Type, t) {
+		return nil, false
+	}
+	return expr.Cast(e, t.WithNullable(e.Type.Nullable())), true
+}
+
+// sameType compares types ignoring nullability.
+func sameType(a, b types.DataType) bool {
+	a.NotNull, b.NotNull = false, false
+	return a == b
+}

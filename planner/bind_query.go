@@ -1,0 +1,416 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/sql/parser"
+	"github.com/braidflow/braid/types"
+)
+
+// binder binds one statement's query.
+type binder struct {
+	ctx     context.Context
+	catalog Catalog
+}
+
+// bindQuery binds a query into a logical plan whose output columns carry the
+// names Flink would give them.
+func (b *binder) bindQuery(q *ast.Query) (node, error) {
+	if len(q.With) > 0 {
+		return nil, unsupported(q.With[0].Pos, "WITH")
+	}
+	if len(q.OrderBy) > 0 {
+		return nil, unsupported(q.OrderBy[0].Pos, "ORDER BY")
+	}
+	if q.Limit != nil {
+		return nil, unsupported(q.Limit.Position(), "LIMIT")
+	}
+	if q.Offset != nil {
+		return nil, unsupported(q.Offset.Position(), "OFFSET")
+	}
+	return b.bindQueryExpr(q.Body)
+}
+
+func (b *binder) bindQueryExpr(body ast.QueryExpr) (node, error) {
+	switch body := body.(type) {
+	case *ast.Query:
+		return b.bindQuery(body)
+	case *ast.Select:
+		return b.bindSelect(body)
+	case *ast.Values:
+		return b.bindValues(body)
+	case *ast.SetOp:
+		return b.bindSetOp(body)
+	}
+	return nil, unsupported(body.Position(), "query "+body.String())
+}
+
+func (b *binder) bindSetOp(s *ast.SetOp) (node, error) {
+	if s.Op != ast.Union || !s.All {
+		what := string(s.Op)
+		if !s.All {
+			what += " (without ALL)"
+		}
+		return nil, unsupported(s.Pos, what)
+	}
+	l, err := b.bindQueryExpr(s.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindQueryExpr(s.R)
+	if err != nil {
+		return nil, err
+	}
+	ls, rs := l.schema(), r.schema()
+	if len(ls) != len(rs) {
+		return nil, errorf(s.Pos, "UNION ALL inputs have %d and %d columns", len(ls), len(rs))
+	}
+	out := make(types.Schema, len(ls))
+	for i := range ls {
+		t, ok := expr.CommonType(ls[i].Type, rs[i].Type)
+		if !ok {
+			return nil, errorf(s.Pos, "UNION ALL column %d (%s) has incompatible types %s and %s", i+1, ls[i].Name, ls[i].Type, rs[i].Type)
+		}
+		out[i] = types.Field{Name: ls[i].Name, Type: t}
+	}
+	inputs := []node{castNode(l, out), castNode(r, out)}
+	return &unionNode{inputs: inputs, out: out}, nil
+}
+
+// castNode projects n's columns to the types of out (names from out) when
+// they differ.
+func castNode(n node, out types.Schema) node {
+	in := n.schema()
+	same := true
+	exprs := make([]*expr.Expr, len(in))
+	for i, f := range in {
+		exprs[i] = expr.Column(i, f.Type)
+		if f.Type != out[i].Type {
+			same = false
+			c, ok := castTo(exprs[i], out[i].Type)
+			if !ok {
+				c = expr.Cast(exprs[i], out[i].Type)
+			}
+			exprs[i] = c
+			exprs[i].Type = out[i].Type
+		}
+	}
+	if same {
+		return n
+	}
+	return &projectNode{input: n, exprs: exprs, out: out}
+}
+
+func (b *binder) bindValues(v *ast.Values) (node, error) {
+	empty := &scope{}
+	var rows [][]*expr.Expr
+	for _, r := range v.Rows {
+		items := []ast.Expr{r}
+		if rc, ok := r.(*ast.RowCtor); ok {
+			items = rc.Items
+		}
+		row, err := bindExprs(empty, items...)
+		if err != nil {
+			return nil, err
+		}
+		if len(rows) > 0 && len(row) != len(rows[0]) {
+			return nil, errorf(r.Position(), "VALUES rows have different numbers of columns (%d and %d)", len(rows[0]), len(row))
+		}
+		rows = append(rows, row)
+	}
+	out := make(types.Schema, len(rows[0]))
+	for c := range out {
+		ts := make([]types.DataType, len(rows))
+		for i, row := range rows {
+			ts[i] = row[c].Type
+		}
+		t, ok := expr.CommonType(ts...)
+		if !ok {
+			return nil, errorf(v.Rows[0].Position(), "VALUES column %d has incompatible types", c+1)
+		}
+		out[c] = types.Field{Name: fmt.Sprintf("EXPR$%d", c), Type: t}
+		for i, row := range rows {
+			if cast, ok := castTo(row[c], t); ok {
+				rows[i][c] = cast
+			}
+		}
+	}
+	return &valuesNode{rows: rows, out: out}, nil
+}
+
+func (b *binder) bindSelect(s *ast.Select) (node, error) {
+	if s.Distinct {
+		return nil, unsupported(s.Pos, "SELECT DISTINCT")
+	}
+	if len(s.GroupBy) > 0 {
+		return nil, unsupported(s.GroupBy[0].Position(), "GROUP BY")
+	}
+	if s.Having != nil {
+		return nil, unsupported(s.Having.Position(), "HAVING")
+	}
+	var in node
+	sc := &scope{}
+	if s.From != nil {
+		var err error
+		if in, sc, err = b.bindFrom(s.From); err != nil {
+			return nil, err
+		}
+	} else {
+		in = &valuesNode{rows: [][]*expr.Expr{{}}, out: types.Schema{}}
+	}
+	if s.Where != nil {
+		cond, err := bindExpr(sc, s.Where)
+		if err != nil {
+			return nil, err
+		}
+		if cond.Type.Kind != types.KindBoolean {
+			return nil, errorf(s.Where.Position(), "WHERE must be a BOOLEAN expression, got %s", cond.Type)
+		}
+		in = &filterNode{input: in, cond: cond}
+	}
+	var exprs []*expr.Expr
+	var names []string
+	for i, item := range s.Items {
+		if star, ok := item.Expr.(*ast.Star); ok {
+			n, err := expandStar(sc, star)
+			if err != nil {
+				return nil, err
+			}
+			for _, c := range n {
+				exprs = append(exprs, expr.Column(c, sc.cols[c].typ))
+				names = append(names, sc.cols[c].name)
+			}
+			continue
+		}
+		e, err := bindExpr(sc, item.Expr)
+		if err != nil {
+			return nil, err
+		}
+		exprs = append(exprs, e)
+		switch {
+		case item.Alias != nil:
+			names = append(names, item.Alias.Name)
+		case isColumnRef(item.Expr):
+			ref := item.Expr.(*ast.ColumnRef)
+			names = append(names, ref.Parts[len(ref.Parts)-1].Name)
+		default:
+			names = append(names, fmt.Sprintf("EXPR$%d", i))
+		}
+	}
+	names = uniquify(names)
+	out := make(types.Schema, len(exprs))
+	for i, e := range exprs {
+		out[i] = types.Field{Name: names[i], Type: e.Type}
+	}
+	return &projectNode{input: in, exprs: exprs, out: out}, nil
+}
+
+func isColumnRef(e ast.Expr) bool {
+	_, ok := e.(*ast.ColumnRef)
+	return ok
+}
+
+// uniquify renames duplicate output names as Calcite does: the second "c"
+// becomes "c0", the third "c1".
+func uniquify(names []string) []string {
+	seen := map[string]bool{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		if !seen[n] {
+			seen[n] = true
+			out[i] = n
+			continue
+		}
+		for k := 0; ; k++ {
+			c := fmt.Sprintf("%s%d", n, k)
+			if !seen[c] {
+				seen[c] = true
+				out[i] = c
+				break
+			}
+		}
+	}
+	return out
+}
+
+func expandStar(sc *scope, star *ast.Star) ([]int, error) {
+	var out []int
+	qual := ""
+	if len(star.Qualifier) > 0 {
+		qual = star.Qualifier[len(star.Qualifier)-1].Name
+	}
+	for i, c := range sc.cols {
+		if qual == "" || c.table == qual {
+			out = append(out, i)
+		}
+	}
+	if len(out) == 0 {
+		if qual != "" {
+			return nil, errorf(star.Pos, "unknown table alias %q in %s.*", qual, qual)
+		}
+		return nil, errorf(star.Pos, "SELECT * with no FROM clause")
+	}
+	return out, nil
+}
+
+// bindFrom binds a FROM item into a plan and the scope of its columns.
+func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
+	switch t := te.(type) {
+	case *ast.TableName:
+		return b.bindTableName(t)
+	case *ast.ParenTable:
+		return b.bindFrom(t.Table)
+	case *ast.DerivedTable:
+		if t.Lateral {
+			return nil, nil, unsupported(t.Pos, "LATERAL subqueries")
+		}
+		n, err := b.bindQuery(t.Query)
+		if err != nil {
+			return nil, nil, err
+		}
+		sc := &scope{}
+		for _, f := range n.schema() {
+			sc.cols = append(sc.cols, scopeColumn{name: f.Name, typ: f.Type})
+		}
+		if t.Alias != nil {
+			var err error
+			if sc, err = applyAlias(sc, t.Alias); err != nil {
+				return nil, nil, err
+			}
+		}
+		return n, sc, nil
+	case *ast.Join:
+		return b.bindJoin(t)
+	case *ast.TableFunc:
+		return nil, nil, unsupported(t.Pos, "table functions (TABLE(...))")
+	case *ast.Unnest:
+		return nil, nil, unsupported(t.Pos, "UNNEST")
+	}
+	return nil, nil, unsupported(te.Position(), "FROM item "+te.String())
+}
+
+func applyAlias(sc *scope, a *ast.TableAlias) (*scope, error) {
+	out := sc.withAlias(a.Name.Name)
+	if len(a.Columns) > 0 {
+		if len(a.Columns) != len(out.cols) {
+			return nil, errorf(a.Pos, "alias %s lists %d columns, the relation has %d", a.Name.Name, len(a.Columns), len(out.cols))
+		}
+		for i, c := range a.Columns {
+			out.cols[i].name = c.Name
+		}
+	}
+	return out, nil
+}
+
+func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
+	switch j.Kind {
+	case ast.InnerJoin, ast.CrossJoin, ast.CommaJoin:
+	default:
+		return nil, nil, unsupported(j.Pos, string(j.Kind))
+	}
+	l, lsc, err := b.bindFrom(j.L)
+	if err != nil {
+		return nil, nil, err
+	}
+	r, rsc, err := b.bindFrom(j.R)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc := concat(lsc, rsc)
+	var cond *expr.Expr
+	switch {
+	case j.On != nil:
+		if cond, err = bindExpr(sc, j.On); err != nil {
+			return nil, nil, err
+		}
+		if cond.Type.Kind != types.KindBoolean {
+			return nil, nil, errorf(j.On.Position(), "join condition must be a BOOLEAN expression, got %s", cond.Type)
+		}
+	case len(j.Using) > 0:
+		return nil, nil, unsupported(j.Using[0].Pos, "JOIN ... USING")
+	case j.Kind == ast.InnerJoin:
+		return nil, nil, errorf(j.Pos, "JOIN needs an ON condition")
+	}
+	out := append(append(types.Schema{}, l.schema()...), r.schema()...)
+	return &joinNode{pos: j.Pos, left: l, right: r, cond: cond, out: out}, sc, nil
+}
+
+func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
+	if t.SystemTime != nil {
+		return nil, nil, unsupported(t.SystemTime.Position(), "FOR SYSTEM_TIME AS OF (temporal joins)")
+	}
+	for _, h := range t.Hints {
+		if !strings.EqualFold(h.Name.Name, "OPTIONS") {
+			return nil, nil, errorf(h.Pos, "unknown table hint %s", h.Name.Name)
+		}
+		return nil, nil, unsupported(h.Pos, "the OPTIONS table hint")
+	}
+	tbl, err := b.catalog.Table(b.ctx, t.Name.Strings())
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return nil, nil, errorf(t.Name.Pos, "unknown table \"%s\"", t.Name.String())
+		}
+		return nil, nil, errorf(t.Name.Pos, "looking up table %s: %v", t.Name.String(), err)
+	}
+	scan, err := bindScan(tbl)
+	if err != nil {
+		return nil, nil, errorf(t.Name.Pos, "%v", err)
+	}
+	alias := t.Name.Object()
+	sc := &scope{}
+	for _, f := range scan.out {
+		sc.cols = append(sc.cols, scopeColumn{table: alias, name: f.Name, typ: f.Type})
+	}
+	if t.Alias != nil {
+		if sc, err = applyAlias(sc, t.Alias); err != nil {
+			return nil, nil, err
+		}
+	}
+	return scan, sc, nil
+}
+
+// bindScan builds the scan of a catalog table: the source reads the
+// physical columns; when the table has computed columns, a projection lays
+// out every column in declaration order.
+func bindScan(tbl *catalog.Table) (*scanNode, error) {
+	phys := tbl.PhysicalSchema()
+	physScope := &scope{}
+	for _, f := range phys {
+		physScope.cols = append(physScope.cols, scopeColumn{name: f.Name, typ: f.Type})
+	}
+	scan := &scanNode{table: tbl, phys: phys}
+	computed := false
+	p := 0
+	for _, c := range tbl.Columns {
+		if c.Metadata != "" {
+			return nil, fmt.Errorf("table %s.%s has METADATA column %s, which is not supported yet", tbl.Database, tbl.Name, c.Name)
+		}
+		if !c.Computed() {
+			scan.exprs = append(scan.exprs, expr.Column(p, phys[p].Type))
+			scan.out = append(scan.out, phys[p])
+			p++
+			continue
+		}
+		computed = true
+		ae, err := parser.ParseExpr(c.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("computed column %s of table %s.%s: %v", c.Name, tbl.Database, tbl.Name, err)
+		}
+		e, err := bindExpr(physScope, ae)
+		if err != nil {
+			return nil, fmt.Errorf("computed column %s of table %s.%s: %v", c.Name, tbl.Database, tbl.Name, err)
+		}
+		scan.exprs = append(scan.exprs, e)
+		scan.out = append(scan.out, types.Field{Name: c.Name, Type: e.Type})
+	}
+	if !computed {
+		scan.exprs = nil
+	}
+	return scan, nil
+}

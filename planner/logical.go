@@ -1,0 +1,148 @@
+package planner
+
+import (
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/types"
+)
+
+// node is a logical plan operator. Its output columns are schema().
+type node interface {
+	schema() types.Schema
+}
+
+// scanNode reads a table. The source produces phys; exprs, when set,
+// compute every declared column (computed ones included) from phys.
+type scanNode struct {
+	table *catalog.Table
+	phys  types.Schema
+	exprs []*expr.Expr
+	out   types.Schema
+}
+
+// valuesNode is a constant relation.
+type valuesNode struct {
+	rows [][]*expr.Expr
+	out  types.Schema
+}
+
+type filterNode struct {
+	input node
+	cond  *expr.Expr
+}
+
+type projectNode struct {
+	input node
+	exprs []*expr.Expr
+	out   types.Schema
+}
+
+// joinNode is an inner join (a cross join has a nil cond); its output is
+// the left columns then the right columns.
+type joinNode struct {
+	pos         ast.Pos
+	left, right node
+	cond        *expr.Expr
+	out         types.Schema
+}
+
+// unionNode is UNION ALL of inputs with equal column types.
+type unionNode struct {
+	inputs []node
+	out    types.Schema
+}
+
+func (n *scanNode) schema() types.Schema    { return n.out }
+func (n *valuesNode) schema() types.Schema  { return n.out }
+func (n *filterNode) schema() types.Schema  { return n.input.schema() }
+func (n *projectNode) schema() types.Schema { return n.out }
+func (n *joinNode) schema() types.Schema    { return n.out }
+func (n *unionNode) schema() types.Schema   { return n.out }
+
+// conjuncts splits a predicate on AND.
+func conjuncts(e *expr.Expr) []*expr.Expr {
+	if e == nil {
+		return nil
+	}
+	if e.Op == expr.OpCall && e.Func == "AND" {
+		var out []*expr.Expr
+		for _, a := range e.Args {
+			out = append(out, conjuncts(a)...)
+		}
+		return out
+	}
+	return []*expr.Expr{e}
+}
+
+// and joins predicates with AND; nil for none.
+func and(es []*expr.Expr) *expr.Expr {
+	if len(es) == 0 {
+		return nil
+	}
+	out := es[0]
+	for _, e := range es[1:] {
+		r, err := expr.ResolveCall("AND", []*expr.Expr{out, e})
+		if err != nil {
+			panic("planner: AND of predicates: " + err.Error())
+		}
+		out = r
+	}
+	return out
+}
+
+// columnsOf returns the input columns e references.
+func columnsOf(e *expr.Expr) []int {
+	var out []int
+	var walk func(*expr.Expr)
+	walk = func(e *expr.Expr) {
+		if e == nil {
+			return
+		}
+		if e.Op == expr.OpColumn {
+			out = append(out, e.Col)
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	return out
+}
+
+// remap returns a copy of e with every column index i replaced by f(i).
+func remap(e *expr.Expr, f func(int) int) *expr.Expr {
+	if e == nil {
+		return nil
+	}
+	c := *e
+	if c.Op == expr.OpColumn {
+		c.Col = f(c.Col)
+	}
+	if len(e.Args) > 0 {
+		c.Args = make([]*expr.Expr, len(e.Args))
+		for i, a := range e.Args {
+			c.Args[i] = remap(a, f)
+		}
+	}
+	return &c
+}
+
+// substitute replaces each column reference i in e by exprs[i]: it composes
+// an expression over a projection's output with the projection.
+func substitute(e *expr.Expr, exprs []*expr.Expr) *expr.Expr {
+	if e == nil {
+		return nil
+	}
+	if e.Op == expr.OpColumn {
+		return exprs[e.Col]
+	}
+	c := *e
+	if len(e.Args) > 0 {
+		c.Args = make([]*expr.Expr, len(e.Args))
+		for i, a := range e.Args {
+			c.Args[i] = substitute(a, exprs)
+		}
+	}
+	return &c
+}

@@ -1,0 +1,224 @@
+package planner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/jobgraph"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/types"
+)
+
+// Catalog resolves table names for the planner: a session's view of its
+// temporary tables and the persistent catalog, relative to its current
+// database.
+type Catalog interface {
+	// Table returns the table a name of 1 to 3 parts refers to, or an error
+	// wrapping catalog.ErrNotFound.
+	Table(ctx context.Context, name []string) (*catalog.Table, error)
+}
+
+// Connectors turns catalog tables into source and sink operators.
+type Connectors interface {
+	// SourceSpec returns the source operator reading t. bounded asks for a
+	// scan of what exists now; maxParallelism caps the source (0: no cap).
+	SourceSpec(t *catalog.Table, bounded bool) (kind string, config []byte, maxParallelism int, err error)
+	// SinkSpec returns the sink operator writing t.
+	SinkSpec(t *catalog.Table) (kind string, config []byte, err error)
+}
+
+// Options are the session settings planning depends on.
+type Options struct {
+	// Config is the session's configuration (SET statements); it travels
+	// with the job.
+	Config map[string]string
+	// Parallelism is the default parallelism of operators.
+	Parallelism int
+	// MaxParallelism is the number of key groups; 0 means the default.
+	MaxParallelism int
+	// Follow keeps sources over existing data running for new data; without
+	// it every managed table is read up to its current end.
+	Follow bool
+}
+
+// Planner plans the statements of one session.
+type Planner struct {
+	Catalog    Catalog
+	Connectors Connectors
+	Options    Options
+}
+
+// Plan is a planned job.
+type Plan struct {
+	Graph *braidv1.JobGraph
+	// Result is the schema of a query's rows; nil for an INSERT.
+	Result types.Schema
+	// Bounded is true when every source ends by itself, so the job finishes.
+	Bounded bool
+}
+
+// PlanQuery plans a SELECT whose rows stream back to the client.
+func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Plan, error) {
+	b := &binder{ctx: ctx, catalog: p.Catalog}
+	n, err := b.bindQuery(q)
+	if err != nil {
+		return nil, err
+	}
+	ph := p.physical(sql)
+	s, err := ph.build(n)
+	if err != nil {
+		return nil, err
+	}
+	spec := jobgraph.CollectSpec{Schema: s.schema}
+	ph.b.chain(s, 1, op(jobgraph.KindCollect, "Collect", spec), s.schema)
+	return p.finish(ph, s, n.schema())
+}
+
+// PlanInsert plans an INSERT INTO a table.
+func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql string) (*Plan, error) {
+	if ins.Overwrite {
+		return nil, unsupported(ins.Pos, "INSERT OVERWRITE")
+	}
+	if len(ins.Hints) > 0 {
+		return nil, unsupported(ins.Hints[0].Pos, "hints on INSERT")
+	}
+	target, err := p.Catalog.Table(ctx, ins.Table.Strings())
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return nil, errorf(ins.Table.Pos, "unknown table \"%s\"", ins.Table.String())
+		}
+		return nil, errorf(ins.Table.Pos, "looking up table %s: %v", ins.Table.String(), err)
+	}
+	b := &binder{ctx: ctx, catalog: p.Catalog}
+	n, err := b.bindQuery(ins.Query)
+	if err != nil {
+		return nil, err
+	}
+	n, err = fitToSink(n, target, ins)
+	if err != nil {
+		return nil, err
+	}
+	ph := p.physical(sql)
+	s, err := ph.build(n)
+	if err != nil {
+		return nil, err
+	}
+	kind, cfg, err := p.Connectors.SinkSpec(target)
+	if err != nil {
+		return nil, errorf(ins.Table.Pos, "table %s: %v", qualified(target), err)
+	}
+	name := "Sink: " + target.Name
+	ph.b.chain(s, int(s.vertex.Parallelism), &braidv1.OperatorSpec{Kind: kind, Name: name, Config: cfg}, s.schema)
+	plan, err := p.finish(ph, s, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan.Graph.Name = "insert-into_" + qualified(target)
+	return plan, nil
+}
+
+func qualified(t *catalog.Table) string {
+	return catalog.DefaultCatalog + "." + t.Database + "." + t.Name
+}
+
+// fitToSink lines the query's columns up with the sink's physical columns,
+// casting where the types differ and filling unlisted columns with NULL.
+func fitToSink(n node, target *catalog.Table, ins *ast.InsertStmt) (node, error) {
+	sink := target.PhysicalSchema()
+	in := n.schema()
+	// cols[i] is the query column feeding sink column i, or -1 for NULL.
+	cols := make([]int, len(sink))
+	if len(ins.Columns) == 0 {
+		if len(in) != len(sink) {
+			return nil, errorf(ins.Query.Pos, "column count of the query (%d) does not match the sink %s (%d columns: %s)",
+				len(in), qualified(target), len(sink), strings.Join(sink.Names(), ", "))
+		}
+		for i := range cols {
+			cols[i] = i
+		}
+	} else {
+		if len(ins.Columns) != len(in) {
+			return nil, errorf(ins.Query.Pos, "the query has %d columns but the INSERT lists %d", len(in), len(ins.Columns))
+		}
+		for i := range cols {
+			cols[i] = -1
+		}
+		for qi, c := range ins.Columns {
+			found := false
+			for si, f := range sink {
+				if f.Name == c.Name {
+					if cols[si] >= 0 {
+						return nil, errorf(c.Pos, "column %s is listed twice", c.Name)
+					}
+					cols[si], found = qi, true
+				}
+			}
+			if !found {
+				return nil, errorf(c.Pos, "unknown column %q of table %s", c.Name, qualified(target))
+			}
+		}
+	}
+	exprs := make([]*expr.Expr, len(sink))
+	for si, f := range sink {
+		if cols[si] < 0 {
+			if f.Type.NotNull {
+				return nil, errorf(ins.Pos, "column %s of %s is NOT NULL and not listed in the INSERT", f.Name, qualified(target))
+			}
+			exprs[si] = expr.NullLiteral(f.Type)
+			continue
+		}
+		qi := cols[si]
+		e, ok := castTo(expr.Column(qi, in[qi].Type), f.Type)
+		if !ok {
+			return nil, errorf(ins.Query.Pos, "column types of query result and sink for '%s' do not match: query column %d (%s) is %s, sink column %s is %s",
+				qualified(target), qi+1, in[qi].Name, in[qi].Type, f.Name, f.Type)
+		}
+		exprs[si] = e
+	}
+	if v, ok := n.(*valuesNode); ok {
+		// Cast the constants themselves so the source emits the sink's types.
+		rows := make([][]*expr.Expr, len(v.rows))
+		for r, row := range v.rows {
+			rows[r] = make([]*expr.Expr, len(exprs))
+			for i, e := range exprs {
+				rows[r][i] = substitute(e, row)
+			}
+		}
+		return &valuesNode{rows: rows, out: sink}, nil
+	}
+	return &projectNode{input: n, exprs: exprs, out: sink}, nil
+}
+
+func (p *Planner) physical(sql string) *physical {
+	maxPar := p.Options.MaxParallelism
+	if maxPar <= 0 {
+		maxPar = types.DefaultMaxParallelism
+	}
+	par := p.Options.Parallelism
+	if par <= 0 {
+		par = 1
+	}
+	if par > maxPar {
+		par = maxPar
+	}
+	b := newGraphBuilder("collect", maxPar)
+	b.g.Sql = sql
+	return &physical{p: p, b: b, parallelism: par}
+}
+
+func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, error) {
+	g := ph.b.g
+	for k, v := range p.Options.Config {
+		g.Config[k] = v
+	}
+	g.Bounded = s.bounded
+	if err := validate(g); err != nil {
+		return nil, fmt.Errorf("planner: internal error: %w", err)
+	}
+	return &Plan{Graph: g, Result: result, Bounded: s.bounded}, nil
+}

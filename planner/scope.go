@@ -1,0 +1,155 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/types"
+)
+
+// scopeColumn is a column visible to expressions: the relation alias it
+// belongs to, its name, its type and its index in the input row.
+type scopeColumn struct {
+	table string
+	name  string
+	typ   types.DataType
+}
+
+// scope lists the columns an expression may reference, in input order.
+type scope struct {
+	cols []scopeColumn
+}
+
+func (s *scope) schema() types.Schema {
+	out := make(types.Schema, len(s.cols))
+	for i, c := range s.cols {
+		out[i] = types.Field{Name: c.name, Type: c.typ}
+	}
+	return out
+}
+
+// concat returns the scope of a join: l's columns, then r's.
+func concat(l, r *scope) *scope {
+	cols := make([]scopeColumn, 0, len(l.cols)+len(r.cols))
+	cols = append(cols, l.cols...)
+	cols = append(cols, r.cols...)
+	return &scope{cols: cols}
+}
+
+// withAlias returns s with every column belonging to alias.
+func (s *scope) withAlias(alias string) *scope {
+	cols := make([]scopeColumn, len(s.cols))
+	for i, c := range s.cols {
+		c.table = alias
+		cols[i] = c
+	}
+	return &scope{cols: cols}
+}
+
+// resolve finds the column a reference names. Identifiers are case-sensitive,
+// as in Flink; a near miss is suggested.
+func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
+	var table, name string
+	switch len(ref.Parts) {
+	case 1:
+		name = ref.Parts[0].Name
+	case 2:
+		table, name = ref.Parts[0].Name, ref.Parts[1].Name
+	default:
+		return 0, unsupported(ref.Pos, "column reference "+ref.String())
+	}
+	found := -1
+	for i, c := range s.cols {
+		if c.name != name || (table != "" && c.table != table) {
+			continue
+		}
+		if found >= 0 {
+			return 0, errorf(ref.Pos, "column %q is ambiguous: it exists in %s and %s; qualify it with a table alias",
+				name, s.cols[found].table, c.table)
+		}
+		found = i
+	}
+	if found >= 0 {
+		return found, nil
+	}
+	if table != "" && !s.hasTable(table) {
+		return 0, errorf(ref.Parts[0].Pos, "unknown table alias %q in %s (tables in scope: %s)",
+			table, ref.String(), strings.Join(s.tables(), ", "))
+	}
+	msg := "unknown column \"" + ref.String() + "\""
+	if sug := s.suggest(table, name); sug != "" {
+		msg += " (did you mean \"" + sug + "\"?)"
+	}
+	return 0, errorf(ref.Pos, "%s", msg)
+}
+
+func (s *scope) hasTable(t string) bool {
+	for _, c := range s.cols {
+		if c.table == t {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *scope) tables() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, c := range s.cols {
+		if c.table != "" && !seen[c.table] {
+			seen[c.table] = true
+			out = append(out, c.table)
+		}
+	}
+	return out
+}
+
+// suggest returns the closest column name (by case-insensitive match or
+// edit distance at most 2), qualified as the reference was.
+func (s *scope) suggest(table, name string) string {
+	best, bestDist := "", 3
+	for _, c := range s.cols {
+		if table != "" && c.table != table {
+			continue
+		}
+		d := editDistance(strings.ToLower(c.name), strings.ToLower(name))
+		if strings.EqualFold(c.name, name) {
+			d = 0
+		}
+		if d < bestDist {
+			best, bestDist = c.name, d
+			if table != "" {
+				best = table + "." + c.name
+			}
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+func sortStrings(s []string) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
