@@ -1,6 +1,16 @@
 package expr
 
 import (
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/big"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
 	"github.com/braidflow/braid/types"
 )
 
@@ -24,7 +34,8 @@ const (
 // "%", "=", "<>", "<", "<=", ">", ">=", "AND", "OR", "NOT", "IS NULL",
 // "IS NOT NULL", "BETWEEN", "NOT BETWEEN", "IN", "NOT IN", "CASE", "CAST",
 // "TRY_CAST", "NEG", "FROM_UNIXTIME", "TO_TIMESTAMP", "TIMESTAMPDIFF",
-// "UNIX_TIMESTAMP", "CURRENT_TIMESTAMP", and the rest of the library.
+// "UNIX_TIMESTAMP", "CURRENT_TIMESTAMP", and the rest of the library
+// (Functions lists every name ResolveCall accepts).
 type Expr struct {
 	Op   Op             `json:"op"`
 	Type types.DataType `json:"type"`
@@ -39,3 +50,283 @@ type Expr struct {
 
 // Column returns a reference to input column i of type t.
 func Column(i int, t types.DataType) *Expr { return &Expr{Op: OpColumn, Col: i, Type: t} }
+
+// Literal returns a constant of type t. v is nil for NULL, otherwise, by
+// t's kind: BOOLEAN bool; TINYINT..BIGINT int64; FLOAT/DOUBLE float64;
+// DECIMAL decimal128.Num (unscaled, scale from t); CHAR/VARCHAR string;
+// BINARY/VARBINARY []byte; DATE int32 days; TIME int32 ms of the day;
+// TIMESTAMP/TIMESTAMP_LTZ int64 nanoseconds; INTERVAL DAY TO SECOND int64
+// ms; INTERVAL YEAR TO MONTH int32 months. Other Go integer and float types
+// are converted to these forms; a value of the wrong kind panics, since it
+// is a planner bug.
+func Literal(v any, t types.DataType) *Expr {
+	nv, err := normalizeValue(v, t)
+	if err != nil {
+		panic("expr: " + err.Error())
+	}
+	return &Expr{Op: OpLiteral, Type: t, Value: nv}
+}
+
+// StringLiteral returns the SQL literal 's', typed CHAR(len) NOT NULL as
+// Flink types it (length in characters).
+func StringLiteral(s string) *Expr {
+	return Literal(s, types.Char(len([]rune(s))).WithNullable(false))
+}
+
+// NullLiteral returns a NULL of type t (nullable).
+func NullLiteral(t types.DataType) *Expr { return Literal(nil, t.WithNullable(true)) }
+
+func normalizeValue(v any, t types.DataType) (any, error) {
+	if v == nil {
+		return nil, nil
+	}
+	bad := func() (any, error) { return nil, fmt.Errorf("literal %v (%T) does not fit type %v", v, v, t) }
+	asInt := func() (int64, bool) {
+		switch x := v.(type) {
+		case int64:
+			return x, true
+		case int:
+			return int64(x), true
+		case int32:
+			return int64(x), true
+		case int16:
+			return int64(x), true
+		case int8:
+			return int64(x), true
+		case uint32:
+			return int64(x), true
+		}
+		return 0, false
+	}
+	switch t.Kind {
+	case types.KindNull:
+		return nil, nil
+	case types.KindBoolean:
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+		types.KindTimestamp, types.KindTimestampLTZ, types.KindIntervalDayTime:
+		if i, ok := asInt(); ok {
+			return i, nil
+		}
+	case types.KindDate, types.KindTime, types.KindIntervalYearMonth:
+		if i, ok := asInt(); ok {
+			return int32(i), nil
+		}
+	case types.KindFloat, types.KindDouble:
+		switch x := v.(type) {
+		case float64:
+			return x, nil
+		case float32:
+			return float64(x), nil
+		}
+		if i, ok := asInt(); ok {
+			return float64(i), nil
+		}
+	case types.KindDecimal:
+		if d, ok := v.(decimal128.Num); ok {
+			return d, nil
+		}
+		if i, ok := asInt(); ok {
+			return decimal128.FromI64(i), nil
+		}
+	case types.KindChar, types.KindVarChar:
+		if s, ok := v.(string); ok {
+			return s, nil
+		}
+	case types.KindBinary, types.KindVarBinary:
+		if b, ok := v.([]byte); ok {
+			return b, nil
+		}
+	}
+	return bad()
+}
+
+// jsonExpr is Expr's wire form: Value is encoded by the literal's type so
+// it decodes to the same Go form (int64 stays int64, NaN survives).
+type jsonExpr struct {
+	Op    Op              `json:"op"`
+	Type  types.DataType  `json:"type"`
+	Col   int             `json:"col,omitempty"`
+	Value json.RawMessage `json:"value,omitempty"`
+	Func  string          `json:"func,omitempty"`
+	Args  []*Expr         `json:"args,omitempty"`
+}
+
+// MarshalJSON encodes e so that UnmarshalJSON restores it exactly.
+func (e *Expr) MarshalJSON() ([]byte, error) {
+	j := jsonExpr{Op: e.Op, Type: e.Type, Col: e.Col, Func: e.Func, Args: e.Args}
+	if e.Op == OpLiteral && e.Value != nil {
+		raw, err := encodeValue(e.Value, e.Type)
+		if err != nil {
+			return nil, err
+		}
+		j.Value = raw
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON decodes what MarshalJSON wrote.
+func (e *Expr) UnmarshalJSON(data []byte) error {
+	var j jsonExpr
+	if err := json.Unmarshal(data, &j); err != nil {
+		return err
+	}
+	*e = Expr{Op: j.Op, Type: j.Type, Col: j.Col, Func: j.Func, Args: j.Args}
+	if j.Op == OpLiteral && len(j.Value) > 0 && string(j.Value) != "null" {
+		v, err := decodeValue(j.Value, j.Type)
+		if err != nil {
+			return err
+		}
+		e.Value = v
+	}
+	return nil
+}
+
+func encodeValue(v any, t types.DataType) (json.RawMessage, error) {
+	v, err := normalizeValue(v, t)
+	if err != nil {
+		return nil, err
+	}
+	switch x := v.(type) {
+	case float64:
+		// Strings keep NaN, infinities and the exact bits.
+		return json.Marshal(strconv.FormatFloat(x, 'g', -1, 64))
+	case int64:
+		return json.Marshal(strconv.FormatInt(x, 10))
+	case decimal128.Num:
+		return json.Marshal(x.BigInt().String())
+	case []byte:
+		return json.Marshal(base64.StdEncoding.EncodeToString(x))
+	}
+	return json.Marshal(v)
+}
+
+func decodeValue(raw json.RawMessage, t types.DataType) (any, error) {
+	var s string
+	switch t.Kind {
+	case types.KindBoolean:
+		var b bool
+		err := json.Unmarshal(raw, &b)
+		return b, err
+	case types.KindDate, types.KindTime, types.KindIntervalYearMonth:
+		var i int32
+		err := json.Unmarshal(raw, &i)
+		return i, err
+	case types.KindChar, types.KindVarChar:
+		err := json.Unmarshal(raw, &s)
+		return s, err
+	}
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return nil, fmt.Errorf("expr: bad %v literal %s: %w", t, raw, err)
+	}
+	switch t.Kind {
+	case types.KindFloat, types.KindDouble:
+		return strconv.ParseFloat(s, 64)
+	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
+		types.KindTimestamp, types.KindTimestampLTZ, types.KindIntervalDayTime:
+		return strconv.ParseInt(s, 10, 64)
+	case types.KindDecimal:
+		bi, ok := new(big.Int).SetString(s, 10)
+		if !ok {
+			return nil, fmt.Errorf("expr: bad DECIMAL literal %q", s)
+		}
+		return decimal128.FromBigInt(bi), nil
+	case types.KindBinary, types.KindVarBinary:
+		return base64.StdEncoding.DecodeString(s)
+	}
+	return nil, fmt.Errorf("expr: cannot decode a literal of type %v", t)
+}
+
+// ParseNumericLiteral types a numeric literal as Flink (Calcite) does: an
+// integer is INT NOT NULL, or BIGINT NOT NULL beyond the int range (DECIMAL
+// beyond BIGINT); a literal with a point is DECIMAL(p,s) with p the number
+// of digits and s the digits after the point ("1.50" is DECIMAL(3,2)); one
+// with an exponent is DOUBLE NOT NULL. A leading '-' is accepted.
+func ParseNumericLiteral(text string) (*Expr, error) {
+	s := strings.TrimSpace(text)
+	bad := func() (*Expr, error) { return nil, fmt.Errorf("invalid numeric literal '%s'", text) }
+	if s == "" {
+		return bad()
+	}
+	if strings.ContainsAny(s, "eE") {
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil && !isRangeErr(err) {
+			return bad()
+		}
+		return Literal(f, types.Double.WithNullable(false)), nil
+	}
+	neg := false
+	body := s
+	if body[0] == '-' || body[0] == '+' {
+		neg = body[0] == '-'
+		body = body[1:]
+	}
+	intPart, frac, hasPoint := strings.Cut(body, ".")
+	if intPart == "" && frac == "" {
+		return bad()
+	}
+	for _, r := range intPart + frac {
+		if r < '0' || r > '9' {
+			return bad()
+		}
+	}
+	digits := intPart + frac
+	if !hasPoint || frac == "" {
+		bi, _ := new(big.Int).SetString(intPart, 10)
+		if neg {
+			bi.Neg(bi)
+		}
+		if bi.IsInt64() {
+			v := bi.Int64()
+			if v >= math.MinInt32 && v <= math.MaxInt32 {
+				return Literal(v, types.Int.WithNullable(false)), nil
+			}
+			return Literal(v, types.BigInt.WithNullable(false)), nil
+		}
+		digits = intPart
+		frac = ""
+	}
+	p, sc := len(digits), len(frac)
+	if p > 38 {
+		return nil, fmt.Errorf("numeric literal '%s' is out of range", text)
+	}
+	bi, _ := new(big.Int).SetString(digits, 10)
+	if neg {
+		bi.Neg(bi)
+	}
+	return Literal(decimal128.FromBigInt(bi), types.Decimal(p, sc).WithNullable(false)), nil
+}
+
+func isRangeErr(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// String renders e for plans and error messages: $0, 42, +($0, 1).
+func (e *Expr) String() string {
+	switch e.Op {
+	case OpColumn:
+		return "$" + strconv.Itoa(e.Col)
+	case OpLiteral:
+		if e.Value == nil {
+			return "NULL"
+		}
+		switch v := e.Value.(type) {
+		case string:
+			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		case decimal128.Num:
+			return v.ToString(int32(e.Type.Scale))
+		}
+		return fmt.Sprint(e.Value)
+	}
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		parts[i] = a.String()
+	}
+	if e.Func == "CAST" || e.Func == "TRY_CAST" {
+		return fmt.Sprintf("%s(%s AS %v)", e.Func, strings.Join(parts, ", "), e.Type)
+	}
+	return e.Func + "(" + strings.Join(parts, ", ") + ")"
+}

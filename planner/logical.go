@@ -2,8 +2,8 @@ package planner
 
 import (
 	"github.com/braidflow/braid/catalog"
-	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
 

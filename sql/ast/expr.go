@@ -197,10 +197,12 @@ type NamedArg struct {
 	Value Expr
 }
 
-// TableArg is TABLE name, an argument of a table-valued function.
+// TableArg is TABLE name [PARTITION BY cols], an argument of a
+// table-valued function (SESSION windows partition their input).
 type TableArg struct {
 	Pos
-	Name *ObjectName
+	Name        *ObjectName
+	PartitionBy []Expr
 }
 
 // Descriptor is DESCRIPTOR(col, ...), an argument of a window function.

@@ -269,6 +269,10 @@ func (n *NamedArg) format(p *printer) {
 func (n *TableArg) format(p *printer) {
 	p.str("TABLE ")
 	n.Name.format(p)
+	if len(n.PartitionBy) > 0 {
+		p.str(" PARTITION BY ")
+		list(p, n.PartitionBy)
+	}
 }
 
 func (n *Descriptor) format(p *printer) {

@@ -98,6 +98,7 @@ func walkChildren(v Visitor, n Node) {
 		walkOpt(v, n.Value)
 	case *TableArg:
 		walkOpt(v, n.Name)
+		walkList(v, n.PartitionBy)
 	case *Descriptor:
 		walkList(v, n.Columns)
 	case *Cast:

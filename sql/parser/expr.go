@@ -258,6 +258,7 @@ func (p *parser) primary() ast.Expr {
 			return p.nameExpr()
 		}
 	}
+	p.expect("expression")
 	p.unexpected()
 	return nil
 }
@@ -391,7 +392,17 @@ func (p *parser) keywordExpr(t *token) ast.Expr {
 		}
 	case "TABLE":
 		p.i++
-		return &ast.TableArg{Pos: pos, Name: p.objectName()}
+		a := &ast.TableArg{Pos: pos, Name: p.objectName()}
+		if p.acceptKw("PARTITION BY") {
+			if p.peekOp("(") {
+				p.i++
+				a.PartitionBy = p.exprList()
+				p.expectOp(")")
+			} else {
+				a.PartitionBy = []ast.Expr{p.concatExpr()}
+			}
+		}
+		return a
 	case "MATCH_RECOGNIZE":
 		p.errorAt(pos, "MATCH_RECOGNIZE is not supported yet")
 	}

@@ -190,6 +190,16 @@ func (p *parser) acceptKw(kw string) bool {
 	return true
 }
 
+// acceptKwQuiet is acceptKw without recording an expectation, for
+// spellings not worth listing in error messages.
+func (p *parser) acceptKwQuiet(kw string) bool {
+	if !p.peekKw(kw) {
+		return false
+	}
+	p.i += strings.Count(kw, " ") + 1
+	return true
+}
+
 func (p *parser) expectKw(kw string) {
 	if !p.acceptKw(kw) {
 		p.unexpected()

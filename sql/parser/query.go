@@ -210,7 +210,7 @@ func (p *parser) selectBlock() *ast.Select {
 			}
 		}
 	}
-	if p.isKw("QUALIFY") {
+	if p.peekKw("QUALIFY") {
 		p.errorAt(p.pos(), "QUALIFY is not supported yet")
 	}
 	return s
@@ -302,15 +302,15 @@ func (p *parser) tableExpr() ast.TableExpr {
 			kind = ast.CommaJoin
 		case p.acceptKw("CROSS JOIN"):
 			kind = ast.CrossJoin
-		case p.acceptKw("JOIN"), p.acceptKw("INNER JOIN"):
+		case p.acceptKw("JOIN"), p.acceptKwQuiet("INNER JOIN"):
 			kind = ast.InnerJoin
-		case p.acceptKw("LEFT JOIN"), p.acceptKw("LEFT OUTER JOIN"):
+		case p.acceptKw("LEFT JOIN"), p.acceptKwQuiet("LEFT OUTER JOIN"):
 			kind = ast.LeftJoin
-		case p.acceptKw("RIGHT JOIN"), p.acceptKw("RIGHT OUTER JOIN"):
+		case p.acceptKw("RIGHT JOIN"), p.acceptKwQuiet("RIGHT OUTER JOIN"):
 			kind = ast.RightJoin
-		case p.acceptKw("FULL JOIN"), p.acceptKw("FULL OUTER JOIN"):
+		case p.acceptKw("FULL JOIN"), p.acceptKwQuiet("FULL OUTER JOIN"):
 			kind = ast.FullJoin
-		case p.isKw("NATURAL"):
+		case p.peekKw("NATURAL"):
 			p.errorAt(p.pos(), "NATURAL JOIN is not supported yet")
 		default:
 			return left
@@ -374,7 +374,7 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		n.Alias = p.tableAlias()
 		t = n
 	}
-	if p.isKw("MATCH_RECOGNIZE") {
+	if p.peekKw("MATCH_RECOGNIZE") {
 		p.errorAt(p.pos(), "MATCH_RECOGNIZE is not supported yet")
 	}
 	return t

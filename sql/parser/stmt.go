@@ -100,7 +100,7 @@ func (p *parser) statementBody() ast.Statement {
 		return &ast.EndStmt{}
 	case p.acceptKw("EXECUTE"):
 		return p.execute()
-	case p.isKw("ALTER"), p.isKw("TRUNCATE"), p.isKw("DELETE"), p.isKw("UPDATE"), p.isKw("ANALYZE"), p.isKw("LOAD"), p.isKw("UNLOAD"):
+	case p.peekKw("ALTER"), p.peekKw("TRUNCATE"), p.peekKw("DELETE"), p.peekKw("UPDATE"), p.peekKw("ANALYZE"), p.peekKw("LOAD"), p.peekKw("UNLOAD"):
 		p.errorAt(p.pos(), p.tok().upper+" statements are not supported yet")
 	}
 	p.unexpected()
@@ -136,7 +136,7 @@ func (p *parser) create() ast.Statement {
 			s.Options = p.options()
 		}
 		return s
-	case p.isKw("FUNCTION"), p.isKw("CATALOG"), p.isKw("SYSTEM"):
+	case p.peekKw("FUNCTION"), p.peekKw("CATALOG"), p.peekKw("SYSTEM"):
 		p.errorAt(p.pos(), "CREATE "+p.tok().upper+" is not supported yet")
 	}
 	p.unexpected()
