@@ -70,9 +70,9 @@ func mustResolve(t testing.TB, name string, args ...*Expr) *Expr {
 }
 
 func lit(v any, t types.DataType) *Expr { return Literal(v, t.WithNullable(false)) }
-func i32(v int64) *Expr                  { return lit(v, types.Int) }
-func i64(v int64) *Expr                  { return lit(v, types.BigInt) }
-func str(s string) *Expr                 { return StringLiteral(s) }
+func i32(v int64) *Expr                 { return lit(v, types.Int) }
+func i64(v int64) *Expr                 { return lit(v, types.BigInt) }
+func str(s string) *Expr                { return StringLiteral(s) }
 func dec(s string) *Expr {
 	e, err := ParseNumericLiteral(s)
 	if err != nil {
