@@ -1,0 +1,79 @@
+// Command jobmanager runs a Braid job manager.
+//
+//	jobmanager --listen :6123 --http :8081 --data-dir /var/lib/braid --etcd etcd:2379 --kafka kafka:9092
+//
+// Without --etcd it runs an embedded etcd, and without --kafka an embedded
+// Kafka-protocol broker, both under --data-dir.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/braidflow/braid/jobmanager"
+)
+
+func main() {
+	listen := flag.String("listen", jobmanager.DefaultListen, "gRPC listen address")
+	httpAddr := flag.String("http", jobmanager.DefaultHTTP, `HTTP address of /healthz and /metrics ("" disables)`)
+	dataDir := flag.String("data-dir", "braid-data", "directory of the embedded etcd and broker")
+	etcd := flag.String("etcd", "", "comma-separated etcd endpoints (empty: run an embedded etcd)")
+	kafka := flag.String("kafka", "", "comma-separated Kafka bootstrap servers (empty: run an embedded broker)")
+	heartbeat := flag.Duration("heartbeat-timeout", jobmanager.DefaultHeartbeatTimeout, "a task manager silent this long is lost")
+	flag.Parse()
+
+	log, err := zap.NewProduction()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jobmanager:", err)
+		os.Exit(1)
+	}
+	defer log.Sync()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	jm, err := jobmanager.New(jobmanager.Config{
+		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
+		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
+		Logger: log, HeartbeatTimeout: *heartbeat,
+	})
+	if err == nil {
+		jm.SetGateway(jobmanager.NewSQLGateway(jm))
+		startCtx, cancel := context.WithTimeout(ctx, time.Minute)
+		err = jm.Start(startCtx)
+		cancel()
+	}
+	if err != nil {
+		log.Error("job manager did not start", zap.Error(err))
+		os.Exit(1)
+	}
+	fmt.Println("jobmanager listening on", jm.Addr())
+	if a := jm.HTTPAddr(); a != "" {
+		fmt.Println("jobmanager http on", a)
+	}
+	fmt.Println("jobmanager brokers", strings.Join(jm.Brokers(), ","))
+	<-ctx.Done()
+	log.Info("shutting down")
+	if err := jm.Close(); err != nil {
+		log.Error("shutdown", zap.Error(err))
+		os.Exit(1)
+	}
+}
+
+// splitList splits a comma-separated flag, dropping empty items.
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
