@@ -1,0 +1,17 @@
+// Package expr is Braid's expression engine: a typed expression IR that the
+// planner builds and ships as JSON, Flink's typing rules (ResolveCall,
+// CommonType, CanCast), and a vectorized evaluator over Arrow batches.
+//
+// Evaluation works a column at a time: each input column is read into a
+// typed slice (integers, dates, times, timestamps and intervals as int64;
+// FLOAT/DOUBLE as float64; DECIMAL as decimal128.Num; strings; bytes;
+// bools), kernels chosen at compile time loop over those slices, and the
+// result is wrapped as an Arrow array in the layout types.ArrowType fixes.
+//
+//	e, _ := expr.ResolveCall(">", []*expr.Expr{expr.Column(0, types.BigInt), lit10})
+//	f, _ := expr.CompileFilter(e, &expr.Env{Location: time.UTC})
+//	sel, err := f.Select(batch, sel) // rows where the predicate is TRUE
+//
+// Errors from ResolveCall are *UserError values without position; runtime
+// errors (a bad CAST, division by zero) name the function and the value.
+package expr
