@@ -404,11 +404,13 @@ func (n *Index) format(p *printer) {
 }
 
 func (n *FieldAccess) format(p *printer) {
-	if _, ok := n.X.(*ColumnRef); ok {
+	switch n.X.(type) {
+	case *ColumnRef, *Literal:
+		// NB: a.b would read back as one name, and 0.b as a bad number.
 		p.str("(")
 		n.X.format(p)
 		p.str(")")
-	} else {
+	default:
 		p.sub(n.X, precPostfix)
 	}
 	p.str(".")

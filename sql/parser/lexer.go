@@ -88,6 +88,16 @@ func isIdentPart(c byte) bool {
 	return isIdentStart(c) || c >= '0' && c <= '9' || c == '$'
 }
 
+func isHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !isDigit(c) && !(c >= 'a' && c <= 'f') && !(c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
+}
+
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
 func (l *lexer) skipSpaceAndComments() *token {
@@ -131,6 +141,9 @@ func (l *lexer) next() token {
 		l.advance(1)
 		t := l.quoted('\'', tokBinary, "unterminated binary literal")
 		t.pos = start
+		if t.kind == tokBinary && !isHex(t.text) {
+			return token{kind: tokIllegal, text: "binary literal X'..' must hold hex digits", pos: start, end: t.end}
+		}
 		return t
 	case isIdentStart(c):
 		i := l.off + 1
