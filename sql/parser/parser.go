@@ -206,8 +206,21 @@ func (p *parser) expectKw(kw string) {
 	}
 }
 
+// quotedOps caches the quoted operator names used in error messages.
+var quotedOps = map[string]string{}
+
+func init() {
+	for _, op := range []string{"+", "-", "*", "/", "%", "||", "=", "<>", "!=", "<", "<=", ">", ">=", "(", ")", ",", ".", ";", "[", "]", "=>"} {
+		quotedOps[op] = strconv.Quote(op)
+	}
+}
+
 func (p *parser) isOp(op string) bool {
-	p.expect(strconv.Quote(op))
+	q, ok := quotedOps[op]
+	if !ok {
+		q = strconv.Quote(op)
+	}
+	p.expect(q)
 	return p.peekOp(op)
 }
 
