@@ -106,7 +106,14 @@ func Open(dir string, opts Options) (*Backend, error) {
 		DisableWAL:   true,
 		MemTableSize: 16 << 20,
 		Logger:       pebbleLogger{opts.Logger.Sugar()},
+		// NB: state is read back at random on cache misses; decompressing
+		// blocks cost more than the disk it saves, and stalls on L0 cost more
+		// than a second compaction.
+		L0CompactionThreshold:      4,
+		L0StopWritesThreshold:      64,
+		CompactionConcurrencyRange: func() (int, int) { return 1, 2 },
 	}
+	po.ApplyCompressionSettings(func() pebble.DBCompressionSettings { return pebble.DBCompressionNone })
 	db, err := pebble.Open(dir, po)
 	if err != nil {
 		return nil, fmt.Errorf("state: open %s: %w", dir, err)
