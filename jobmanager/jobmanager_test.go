@@ -240,6 +240,7 @@ func TestJobFinishesAndDeliversResults(t *testing.T) {
 	if status.Code(err) != codes.NotFound || !strings.Contains(err.Error(), "job nope not found") {
 		t.Errorf("describe unknown job: %v", err)
 	}
+	c.jm.SetGateway(nil)
 	_, err = cl.OpenSession(ctx, &braidv1.OpenSessionRequest{})
 	if status.Code(err) != codes.Unimplemented {
 		t.Errorf("open session without a gateway: %v", err)
