@@ -126,7 +126,7 @@ func (jm *JobManager) addTaskManager(info metastore.TaskManagerInfo) {
 }
 
 // watchMembers applies membership events until the channel closes.
-func (jm *JobManager) watchMembers(events <-chan MemberEvent) {
+func (jm *JobManager) watchMembers(events <-chan metastore.MemberEvent) {
 	for ev := range events {
 		if ev.Removed {
 			jm.taskManagerLost(ev.TaskManager.ID)
@@ -135,9 +135,6 @@ func (jm *JobManager) watchMembers(events <-chan MemberEvent) {
 		}
 	}
 }
-
-// MemberEvent is metastore's membership event.
-type MemberEvent = metastore.MemberEvent
 
 // taskManagerLost removes a task manager whose registration is gone and
 // fails every unfinished job that had a subtask on it.
