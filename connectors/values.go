@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -37,31 +38,36 @@ type ValuesSource struct {
 	spec    jobgraph.ValuesSpec
 	schema  *arrow.Schema
 	subtask int
+	env     *expr.Env
 }
 
 var _ operators.Source = (*ValuesSource)(nil)
 
-// NewValuesSource checks spec and returns its source. Every expression must
-// be a literal: the planner folds constant expressions before it builds a
-// ValuesSpec.
+// NewValuesSource checks spec and returns its source. Literals are copied
+// into the batch directly; any other expression (a CAST, a function of
+// constants) is evaluated once per row when the batch is built.
 func NewValuesSource(spec jobgraph.ValuesSpec) (*ValuesSource, error) {
 	for r, row := range spec.Rows {
 		if len(row) != len(spec.Schema) {
 			return nil, fmt.Errorf("values: row %d has %d values, schema has %d columns", r+1, len(row), len(spec.Schema))
 		}
 		for c, e := range row {
-			if e == nil || e.Op != expr.OpLiteral {
-				return nil, fmt.Errorf("values: row %d, column %s: only constant literals are supported, got %v",
-					r+1, spec.Schema[c].Name, e)
+			if e == nil {
+				return nil, fmt.Errorf("values: row %d, column %s has no expression", r+1, spec.Schema[c].Name)
 			}
 		}
 	}
-	return &ValuesSource{spec: spec, schema: spec.Schema.ArrowSchema()}, nil
+	return &ValuesSource{spec: spec, schema: spec.Schema.ArrowSchema(), env: &expr.Env{Location: time.UTC, Now: time.Now}}, nil
 }
 
 // Open implements operators.Source.
 func (s *ValuesSource) Open(ctx *operators.Context) error {
 	s.subtask = ctx.Subtask
+	env, err := expr.EnvFromConfig(ctx.Config)
+	if err != nil {
+		return err
+	}
+	s.env = env
 	return nil
 }
 
@@ -97,6 +103,14 @@ func (s *ValuesSource) build(rows [][]*expr.Expr) (types.Batch, error) {
 		}
 	}()
 	for c, f := range s.spec.Schema {
+		if !allLiterals(rows, c) {
+			col, err := s.evalColumn(rows, c)
+			if err != nil {
+				return types.Batch{}, err
+			}
+			cols[c] = col
+			continue
+		}
 		bld := array.NewBuilder(memory.DefaultAllocator, f.Type.ArrowType())
 		bld.Reserve(len(rows))
 		for r, row := range rows {
@@ -113,6 +127,41 @@ func (s *ValuesSource) build(rows [][]*expr.Expr) (types.Batch, error) {
 
 // Close implements operators.Source.
 func (s *ValuesSource) Close() error { return nil }
+
+func allLiterals(rows [][]*expr.Expr, c int) bool {
+	for _, row := range rows {
+		if row[c].Op != expr.OpLiteral {
+			return false
+		}
+	}
+	return true
+}
+
+// evalColumn evaluates column c of every row against a one-row batch with
+// no columns and concatenates the results.
+func (s *ValuesSource) evalColumn(rows [][]*expr.Expr, c int) (arrow.Array, error) {
+	f := s.spec.Schema[c]
+	one := types.NewInsertBatch(types.Schema{}.ArrowSchema(), nil, 1)
+	defer one.Release()
+	parts := make([]arrow.Array, 0, len(rows))
+	defer func() {
+		for _, p := range parts {
+			p.Release()
+		}
+	}()
+	for r, row := range rows {
+		ev, err := expr.Compile(row[c], s.env)
+		if err != nil {
+			return nil, fmt.Errorf("values: row %d, column %s: %w", r+1, f.Name, err)
+		}
+		a, err := ev.Eval(one)
+		if err != nil {
+			return nil, fmt.Errorf("values: row %d, column %s: %w", r+1, f.Name, err)
+		}
+		parts = append(parts, a)
+	}
+	return array.Concatenate(parts, memory.DefaultAllocator)
+}
 
 // appendLiteral appends a literal's value, in the Go form expr.Literal
 // documents (or the plain JSON form of a number), to a builder of t's layout.

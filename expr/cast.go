@@ -179,13 +179,35 @@ func numericConv(from, to types.DataType) rowConv {
 				q := new(big.Int).Quo(x.BigInt(), pow10(fs))
 				out.i64[i] = wrapOne(q.Int64(), to.Kind)
 			case clsFloat:
-				out.f64[i] = roundFloat(x.ToFloat64(fs), to.Kind)
+				out.f64[i] = roundFloat(decimalToFloat(x, fs), to.Kind)
 			case clsDec:
 				return setDec(out, i, x.BigInt(), fs, to), nil
 			}
 		}
 		return true, nil
 	}
+}
+
+// exactPow10 holds the powers of ten a float64 represents exactly.
+var exactPow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+	1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// decimalToFloat converts an unscaled decimal to the nearest double, as
+// Java's BigDecimal.doubleValue does: 333.84 becomes 333.84, not the
+// 333.84000000000003 a multiplication by 0.01 gives.
+func decimalToFloat(x decimal128.Num, scale int32) float64 {
+	if x.HighBits() == 0 || x.HighBits() == -1 {
+		v := int64(x.LowBits())
+		if (x.HighBits() == 0) == (v >= 0) && v < 1<<53 && v > -(1<<53) && scale >= 0 && int(scale) < len(exactPow10) {
+			// Both operands are exact, so the quotient is correctly rounded.
+			return float64(v) / exactPow10[scale]
+		}
+	}
+	f, err := strconv.ParseFloat(x.ToString(scale), 64)
+	if err != nil {
+		return x.ToFloat64(scale)
+	}
+	return f
 }
 
 func roundFloat(f float64, k types.Kind) float64 {

@@ -683,3 +683,15 @@ func BenchmarkFilterCompare(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "rows/s")
 }
+
+func TestDecimalToFloatIsNearest(t *testing.T) {
+	for _, c := range []struct {
+		unscaled int64
+		scale    int32
+		want     float64
+	}{{33384, 2, 333.84}, {40489, 2, 404.89}, {-5, 1, -0.5}, {123456789012345678, 9, 123456789.012345678}} {
+		if got := decimalToFloat(decimal128.FromI64(c.unscaled), c.scale); got != c.want {
+			t.Errorf("decimalToFloat(%d, %d) = %v, want %v", c.unscaled, c.scale, got, c.want)
+		}
+	}
+}

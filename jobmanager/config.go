@@ -48,8 +48,8 @@ type Config struct {
 	Kafka []string
 	// Logger is the server's logger; a no-op logger when nil.
 	Logger *zap.Logger
-	// Gateway serves OpenSession, CloseSession and Execute; nil makes them
-	// return codes.Unimplemented. See also JobManager.SetGateway.
+	// Gateway serves OpenSession, CloseSession and Execute; nil installs the
+	// SQL gateway (NewSQLGateway). See also JobManager.SetGateway.
 	Gateway Gateway
 	// HeartbeatTimeout is the task managers' lease TTL: a task manager that
 	// does not heartbeat for this long is lost. DefaultHeartbeatTimeout when

@@ -183,7 +183,7 @@ func (r *responder) status(msg, jobID string) error {
 		Status: &braidv1.StatementStatus{Message: msg, JobId: jobID}}})
 }
 
-const okMessage = "[INFO] Execute statement succeeded."
+const okMessage = "Execute statement succeeded."
 
 // execution runs one statement of a session.
 type execution struct {
@@ -532,12 +532,12 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 		return err
 	}
 	if !plan.Bounded {
-		return x.out.status("[INFO] Submitting SQL update statement to the cluster...\n[INFO] SQL update statement has been successfully submitted to the cluster:", job.ID())
+		return x.out.status("Submitting SQL update statement to the cluster...\n[INFO] SQL update statement has been successfully submitted to the cluster:", job.ID())
 	}
 	if err := x.wait(ctx, job); err != nil {
 		return err
 	}
-	return x.out.status("[INFO] Complete execution of the SQL update statement.", job.ID())
+	return x.out.status("Complete execution of the SQL update statement.", job.ID())
 }
 
 // wait blocks until job ends; a cancelled client cancels the job.

@@ -67,6 +67,9 @@ func New(cfg Config) (*JobManager, error) {
 	}
 	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool()}
 	jm.mu.gateway = cfg.Gateway
+	if jm.mu.gateway == nil {
+		jm.mu.gateway = NewSQLGateway(jm)
+	}
 	jm.mu.jobs = map[string]*Job{}
 	jm.mu.tms = map[string]metastore.TaskManagerInfo{}
 	jm.mu.conns = map[string]*grpc.ClientConn{}
