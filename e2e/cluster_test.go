@@ -102,12 +102,12 @@ func (c *processCluster) registered() (int, error) {
 		return 0, err
 	}
 	for _, line := range strings.Split(string(body), "\n") {
-		if strings.HasPrefix(line, "braid_taskmanagers_registered ") {
-			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "braid_taskmanagers_registered ")), 64)
+		if strings.HasPrefix(line, "braid_jobmanager_task_managers ") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimPrefix(line, "braid_jobmanager_task_managers ")), 64)
 			return int(v), err
 		}
 	}
-	return 0, fmt.Errorf("no braid_taskmanagers_registered metric")
+	return 0, fmt.Errorf("no braid_jobmanager_task_managers metric")
 }
 
 // Logs returns everything the processes printed, for failure messages.
