@@ -23,7 +23,8 @@ const (
 // not have yet; they get a clearer message than an unknown name.
 var notYetConnectors = map[string]bool{
 	"kafka": true, "upsert-kafka": true, "mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
-	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true,
+	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
+	"nexmark": true, "socket": true, "pulsar": true, "kinesis": true,
 }
 
 // connectorOptions lists the option keys each sink-side connector accepts

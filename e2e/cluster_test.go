@@ -158,3 +158,18 @@ func (c *processCluster) stop() {
 	}
 	os.RemoveAll(c.dir)
 }
+
+// taskManagerID returns the id task manager i printed at start.
+func (c *processCluster) taskManagerID(i int) string {
+	c.t.Helper()
+	c.mu.Lock()
+	log := c.logs[fmt.Sprintf("taskmanager-%d", i)].String()
+	c.mu.Unlock()
+	for _, line := range strings.Split(log, "\n") {
+		if id, ok := strings.CutPrefix(line, "taskmanager id "); ok {
+			return strings.TrimSpace(id)
+		}
+	}
+	c.t.Fatalf("task manager %d printed no id:\n%s", i, log)
+	return ""
+}

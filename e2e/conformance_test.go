@@ -19,6 +19,10 @@ var supported = []string{
 	"seed-regular-join-inner",
 	"seed-regular-join-filter",
 	"seed-merge-streams",
+	// Runs as a regular join whose time condition is a residual predicate:
+	// the final result is right, but state is not yet cleaned up by
+	// watermarks as an interval join's is.
+	"seed-interval-join",
 }
 
 type conformanceCase struct {
@@ -109,6 +113,37 @@ func TestConformanceProcesses(t *testing.T) {
 			}
 			stdout, stderr, err := braid(t, 2*time.Minute, "sql", "--endpoint", cl.endpoint, "-f", path, "--format", "tsv")
 			checkResult(t, c, stdout, stderr, err)
+		})
+	}
+}
+
+// TestConformanceUnsupported runs every case Braid does not support yet and
+// checks that it fails with a positioned "not supported yet" error rather
+// than a wrong result or a crash. A case that starts to pass belongs in
+// supported.
+func TestConformanceUnsupported(t *testing.T) {
+	all, err := filepath.Glob("testdata/conformance/*.out")
+	if err != nil {
+		t.Fatal(err)
+	}
+	known := map[string]bool{}
+	for _, s := range supported {
+		known[s] = true
+	}
+	for _, path := range all {
+		name := strings.TrimSuffix(filepath.Base(path), ".out")
+		if known[name] {
+			continue
+		}
+		t.Run(name, func(t *testing.T) {
+			stdout, stderr, err := braid(t, 2*time.Minute, "sql", "--local", "-f",
+				filepath.Join("testdata/conformance", name+".sql"), "--format", "tsv")
+			if err == nil {
+				t.Fatalf("%s ran without error; move it to supported if its result is right:\n%s", name, stdout)
+			}
+			if !strings.Contains(stderr, "not supported yet") || !strings.Contains(stderr, "line ") {
+				t.Fatalf("%s failed without a positioned \"not supported yet\" error:\n%s", name, stderr)
+			}
 		})
 	}
 }

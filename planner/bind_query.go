@@ -148,6 +148,11 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if s.Distinct {
 		return nil, unsupported(s.Pos, "SELECT DISTINCT")
 	}
+	for _, h := range s.Hints {
+		// Query hints change state retention or join strategy; running
+		// without them could keep state Flink would drop, so say so.
+		return nil, unsupported(h.Pos, "the "+strings.ToUpper(h.Name.Name)+" hint")
+	}
 	if len(s.GroupBy) > 0 {
 		return nil, unsupported(s.GroupBy[0].Position(), "GROUP BY")
 	}

@@ -63,9 +63,9 @@ func JobDetail(w io.Writer, d client.JobDetail, now time.Time, loc *time.Locatio
 	for _, v := range d.Vertices {
 		fmt.Fprintf(w, "\nVertex %d: %s (parallelism %d)\n", v.ID, v.Name, v.Parallelism)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintln(tw, "  SUBTASK\tTASK MANAGER\tADDRESS\tSTATUS\tROWS IN\tROWS OUT")
+		fmt.Fprintln(tw, "  SUBTASK\tTASK MANAGER\tADDRESS\tSTATUS\tROWS IN\tROWS OUT\tTO OTHER TMS")
 		for _, s := range v.Subtasks {
-			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%d\t%d\n", s.Index, dash(s.TaskManagerID), dash(s.TaskManagerAddress), dash(s.Status), s.RowsIn, s.RowsOut)
+			fmt.Fprintf(tw, "  %d\t%s\t%s\t%s\t%d\t%d\t%d\n", s.Index, dash(s.TaskManagerID), dash(s.TaskManagerAddress), dash(s.Status), s.RowsIn, s.RowsOut, s.RemoteRowsOut)
 		}
 		if err := tw.Flush(); err != nil {
 			return err

@@ -382,9 +382,9 @@ Name:     n
 Status:   RUNNING
 
 Vertex 1: Source: t (parallelism 2)
-  SUBTASK  TASK MANAGER  ADDRESS         STATUS   ROWS IN  ROWS OUT
-  0        tm-1          127.0.0.1:7001  RUNNING  0        1234
-  1        tm-2          127.0.0.1:7002  RUNNING  5        5
+  SUBTASK  TASK MANAGER  ADDRESS         STATUS   ROWS IN  ROWS OUT  TO OTHER TMS
+  0        tm-1          127.0.0.1:7001  RUNNING  0        1234      0
+  1        tm-2          127.0.0.1:7002  RUNNING  5        5         0
 `
 	if got := buf.String(); got != want {
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
