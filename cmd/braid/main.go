@@ -30,6 +30,7 @@ Commands:
   sql       run SQL: a script with -f FILE, or an interactive prompt
   jobs      list, describe or cancel jobs (braid jobs list|describe ID|cancel ID)
   local     run a local cluster (job manager and task managers) until Ctrl-C
+  bench     run a benchmark (braid bench local-exchange|remote-shuffle|join|join-spill|all|cluster-join-spill)
   version   print the version
   help      print this help
 
@@ -67,10 +68,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case "help", "-h", "-help", "--help":
 		fmt.Fprint(stdout, usage)
 	case "bench":
-		// NB: "braid bench" is reserved; the benchmark driver is not part
-		// of this build yet.
-		fmt.Fprintf(stderr, "braid: command %q is not available in this build yet\n\n%s", cmd, usage)
-		return 2
+		err = runBench(ctx, rest, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "braid: unknown command %q\n\n%s", cmd, usage)
 		return 2
