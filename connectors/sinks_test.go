@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"strconv"
 	"strings"
 	"testing"
@@ -181,13 +182,13 @@ func TestValues(t *testing.T) {
 	var want []string
 	for i := range 5000 {
 		rows = append(rows, []*expr.Expr{
-			{Op: expr.OpLiteral, Type: types.Int, Value: int64(i)},
-			{Op: expr.OpLiteral, Type: types.String, Value: "v"},
-			{Op: expr.OpLiteral, Type: types.Decimal(10, 2), Value: "4.5"},
+			expr.Literal(int64(i), types.Int),
+			expr.Literal("v", types.String),
+			expr.Literal(decimal128.FromI64(450), types.Decimal(10, 2)),
 		})
 		want = append(want, "+I["+itoa(i)+", v, 4.50]")
 	}
-	rows[1][1] = &expr.Expr{Op: expr.OpLiteral, Type: types.String}
+	rows[1][1] = expr.NullLiteral(types.String)
 	want[1] = "+I[1, NULL, 4.50]"
 	// Through the JSON config, as the planner sends it.
 	cfg := jobgraph.EncodeSpec(jobgraph.ValuesSpec{Schema: schema, Rows: rows})
@@ -213,11 +214,24 @@ func TestValues(t *testing.T) {
 			t.Errorf("batch sizes %v, want [4096 904]", c.sizes)
 		}
 	}
-	_, err := NewValuesSource(jobgraph.ValuesSpec{Schema: schema[:1], Rows: [][]*expr.Expr{{
-		{Op: expr.OpCall, Func: "+", Type: types.Int},
-	}}})
-	if err == nil || !strings.Contains(err.Error(), "column a") {
-		t.Errorf("non-literal: %v", err)
+	// Expressions that are not literals are evaluated: 40 + 2, cast.
+	sum, err := expr.ResolveCall("+", []*expr.Expr{expr.Literal(int64(40), types.Int.WithNullable(false)), expr.Literal(int64(2), types.Int.WithNullable(false))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, err := NewValuesSource(jobgraph.ValuesSpec{Schema: schema[:1], Rows: [][]*expr.Expr{{expr.Cast(sum, types.Int)}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCollector(schema[:1])
+	if err := runSource(t, context.Background(), src, &operators.Context{Parallelism: 1}, c); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Rows(); !equalStrings(got, []string{"+I[42]"}) {
+		t.Errorf("computed value: got %q, want [+I[42]]", got)
+	}
+	if _, err := NewValuesSource(jobgraph.ValuesSpec{Schema: schema[:1], Rows: [][]*expr.Expr{{nil}}}); err == nil || !strings.Contains(err.Error(), "column a") {
+		t.Errorf("missing expression: %v", err)
 	}
 }
 
