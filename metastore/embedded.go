@@ -6,12 +6,14 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // readyTimeout bounds how long StartEmbeddedEtcd waits for the member to
@@ -110,7 +112,10 @@ func embedConfig(dir string, clientPort, peerPort int, logger *zap.Logger) *embe
 	cfg.QuotaBackendBytes = 2 << 30
 	cfg.AutoCompactionMode = embed.CompactorModeRevision
 	cfg.AutoCompactionRetention = "1000"
-	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(logger.Named("etcd").WithOptions(zap.IncreaseLevel(zap.WarnLevel)))
+	etcdLog := logger.Named("etcd").WithOptions(zap.IncreaseLevel(zap.WarnLevel), zap.WrapCore(func(c zapcore.Core) zapcore.Core {
+		return quietCore{c}
+	}))
+	cfg.ZapLoggerBuilder = embed.NewZapLoggerBuilder(etcdLog)
 	return cfg
 }
 
@@ -138,4 +143,30 @@ func (e *EmbeddedEtcd) Endpoints() []string {
 func (e *EmbeddedEtcd) Close() error {
 	e.closeOnce.Do(e.etcd.Close)
 	return nil
+}
+
+// benignEtcdMessages are warnings and errors a single-member embedded etcd
+// logs on every start and stop; they say nothing about a problem here.
+var benignEtcdMessages = []string{
+	"Running http and grpc server on single port",
+	"simple token is not cryptographically signed",
+	"Failed to detect schema version",
+	"failed to update storage version",
+	"setting up serving from embedded etcd failed",
+	"stopping insecure grpc server due to error",
+	"stopped insecure grpc server due to error",
+}
+
+// quietCore drops benignEtcdMessages.
+type quietCore struct{ zapcore.Core }
+
+func (q quietCore) With(fields []zapcore.Field) zapcore.Core { return quietCore{q.Core.With(fields)} }
+
+func (q quietCore) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	for _, m := range benignEtcdMessages {
+		if strings.HasPrefix(e.Message, m) {
+			return ce
+		}
+	}
+	return q.Core.Check(e, ce)
 }
