@@ -57,7 +57,13 @@ func (p *Printer) Status(_ int, msg, jobID string) {
 }
 
 // Schema starts rendering a result.
-func (p *Printer) Schema(_ int, cols []client.ResultColumn, _ bool, _ string) {
+// An insert-only result of a statement such as SHOW prints as a table once
+// complete when the format is tableau, as Flink's client prints it.
+func (p *Printer) Schema(_ int, cols []client.ResultColumn, changelog bool, _ string) {
+	if !changelog && p.Format == FormatTableau {
+		p.cur = NewTable(p.Out, cols, p.Loc, 0)
+		return
+	}
 	r, err := NewResult(p.Format, p.Out, cols, p.Loc)
 	p.fail(err)
 	p.cur = r

@@ -390,3 +390,43 @@ Vertex 1: Source: t (parallelism 2)
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestTable(t *testing.T) {
+	cols := []client.ResultColumn{{Name: "table name", Type: types.String}}
+	var out strings.Builder
+	tb := NewTable(&out, cols, time.UTC, 0)
+	b := stringBatch(t, []string{"orders", "shipments_by_warehouse"})
+	if err := tb.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := tb.End(); err != nil {
+		t.Fatal(err)
+	}
+	want := `+------------------------+
+|             table name |
++------------------------+
+|                 orders |
+| shipments_by_warehouse |
++------------------------+
+2 rows in set
+`
+	if out.String() != want {
+		t.Fatalf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	empty := NewTable(&out, cols, time.UTC, 0)
+	empty.End()
+	if out.String() != "Empty set\n" {
+		t.Fatalf("empty: got %q", out.String())
+	}
+}
+
+func stringBatch(t *testing.T, vals []string) types.Batch {
+	t.Helper()
+	bld := array.NewStringBuilder(memory.DefaultAllocator)
+	bld.AppendValues(vals, nil)
+	col := bld.NewArray()
+	defer col.Release()
+	schema := types.Schema{{Name: "table name", Type: types.String}}
+	return types.NewInsertBatch(schema.ArrowSchema(), []arrow.Array{col}, len(vals))
+}
