@@ -28,12 +28,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		s := ph.b.source("Values", 1, op(jobgraph.KindValues, "Values", jobgraph.ValuesSpec{Schema: n.out, Rows: n.rows}), n.out, true)
 		return s, nil
 	case *filterNode:
-		if j, ok := n.input.(*joinNode); ok {
-			// Fold the filter into the join, where its conjuncts are pushed
-			// below the join or kept as the residual.
-			c := *j
-			c.cond = and(append(conjuncts(j.cond), conjuncts(n.cond)...))
-			return ph.build(&c)
+		if j := joinBelow(n); j != nil {
+			return ph.build(j)
 		}
 		in, err := ph.build(n.input)
 		if err != nil {
@@ -41,14 +37,30 @@ func (ph *physical) build(n node) (*stream, error) {
 		}
 		return ph.calc(in, n.cond, identity(in.schema), in.schema), nil
 	case *projectNode:
-		if f, ok := n.input.(*filterNode); ok {
-			if _, isJoin := f.input.(*joinNode); !isJoin {
-				in, err := ph.build(f.input)
-				if err != nil {
-					return nil, err
+		if j := joinBelow(n.input); j != nil {
+			// Only the columns the projection reads cross the join.
+			need := make([]bool, len(j.out))
+			for _, e := range n.exprs {
+				for _, c := range columnsOf(e) {
+					need[c] = true
 				}
-				return ph.calc(in, f.cond, n.exprs, n.out), nil
 			}
+			js, m, err := ph.buildJoin(j, need)
+			if err != nil {
+				return nil, err
+			}
+			exprs := make([]*expr.Expr, len(n.exprs))
+			for i, e := range n.exprs {
+				exprs[i] = remap(e, m)
+			}
+			return ph.calc(js, nil, exprs, n.out), nil
+		}
+		if f, ok := n.input.(*filterNode); ok {
+			in, err := ph.build(f.input)
+			if err != nil {
+				return nil, err
+			}
+			return ph.calc(in, f.cond, n.exprs, n.out), nil
 		}
 		in, err := ph.build(n.input)
 		if err != nil {
@@ -59,7 +71,22 @@ func (ph *physical) build(n node) (*stream, error) {
 		}
 		return ph.calc(in, nil, n.exprs, n.out), nil
 	case *joinNode:
-		return ph.buildJoin(n)
+		all := make([]bool, len(n.out))
+		for i := range all {
+			all[i] = true
+		}
+		js, m, err := ph.buildJoin(n, all)
+		if err != nil {
+			return nil, err
+		}
+		exprs := make([]*expr.Expr, len(n.out))
+		for i, f := range n.out {
+			exprs[i] = expr.Column(m(i), f.Type)
+		}
+		if isIdentity(exprs, js.schema) {
+			return js, nil
+		}
+		return ph.calc(js, nil, exprs, n.out), nil
 	case *unionNode:
 		return ph.buildUnion(n)
 	}
@@ -145,10 +172,29 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 	return &stream{vertex: v, schema: n.out, bounded: bounded}, nil
 }
 
+// joinBelow returns n as a join when it is one, or a filter over one; the
+// filter's conjuncts are folded into the join's condition, where they are
+// pushed below the join or kept as its residual.
+func joinBelow(n node) *joinNode {
+	switch n := n.(type) {
+	case *joinNode:
+		return n
+	case *filterNode:
+		if j := joinBelow(n.input); j != nil {
+			c := *j
+			c.cond = and(append(conjuncts(j.cond), conjuncts(n.cond)...))
+			return &c
+		}
+	}
+	return nil
+}
+
 // buildJoin plans an inner join: equality conjuncts between the two sides
 // become hash keys, conjuncts over one side are pushed below the join, and
-// the rest is checked on each match.
-func (ph *physical) buildJoin(n *joinNode) (*stream, error) {
+// the rest is checked on each match. Each side sends only the columns the
+// keys, the residual and need (over the join's output) read. It returns the
+// join's stream and where each column of n's output landed in it.
+func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int, error) {
 	lw := len(n.left.schema())
 	var leftFilters, rightFilters, residual []*expr.Expr
 	var leftKeys, rightKeys []*expr.Expr
@@ -177,38 +223,50 @@ func (ph *physical) buildJoin(n *joinNode) (*stream, error) {
 		residual = append(residual, c)
 	}
 	if len(leftKeys) == 0 {
-		return nil, &Error{Pos: n.pos, Msg: "a join without an equality condition between its two inputs (a cross or theta join) is not supported yet"}
+		return nil, nil, &Error{Pos: n.pos, Msg: "a join without an equality condition between its two inputs (a cross or theta join) is not supported yet"}
 	}
-	left, right := n.left, n.right
-	if len(leftFilters) > 0 {
-		left = &filterNode{input: left, cond: and(leftFilters)}
+	// The columns each side must send.
+	used := append([]bool(nil), need...)
+	for _, e := range append(append([]*expr.Expr{}, residual...), leftKeys...) {
+		for _, c := range columnsOf(e) {
+			used[c] = true
+		}
 	}
-	if len(rightFilters) > 0 {
-		right = &filterNode{input: right, cond: and(rightFilters)}
+	for _, e := range rightKeys {
+		for _, c := range columnsOf(e) {
+			used[lw+c] = true
+		}
+	}
+	left, lmap := pruneSide(n.left, leftFilters, used[:lw])
+	right, rmap := pruneSide(n.right, rightFilters, used[lw:])
+	for i := range leftKeys {
+		leftKeys[i] = remap(leftKeys[i], lmap)
+		rightKeys[i] = remap(rightKeys[i], rmap)
 	}
 	ls, err := ph.build(left)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	rs, err := ph.build(right)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	nlw := len(ls.schema)
 	// Keys are columns of one type on both sides: cast or computed keys are
-	// appended as extra columns, which a projection drops after the join.
+	// appended as extra columns.
 	lk, rk := make([]int, len(leftKeys)), make([]int, len(rightKeys))
 	var lextra, rextra []*expr.Expr
 	for i := range leftKeys {
 		a, b := leftKeys[i], rightKeys[i]
 		t, ok := expr.CommonType(a.Type, b.Type)
 		if !ok {
-			return nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("join keys of types %s and %s cannot be compared", a.Type, b.Type)}
+			return nil, nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("join keys of types %s and %s cannot be compared", a.Type, b.Type)}
 		}
 		a, b = keyExpr(a, t), keyExpr(b, t)
 		if a.Op == expr.OpColumn {
 			lk[i] = a.Col
 		} else {
-			lk[i] = lw + len(lextra)
+			lk[i] = nlw + len(lextra)
 			lextra = append(lextra, a)
 		}
 		if b.Op == expr.OpColumn {
@@ -220,12 +278,12 @@ func (ph *physical) buildJoin(n *joinNode) (*stream, error) {
 	}
 	ls = ph.extend(ls, lextra)
 	rs = ph.extend(rs, rextra)
-	// Shift right references past the left side's extra columns.
-	shift := func(i int) int {
-		if i >= lw {
-			return i + len(lextra)
+	// where maps a column of n's output to the join's output.
+	where := func(i int) int {
+		if i < lw {
+			return lmap(i)
 		}
-		return i
+		return len(ls.schema) + rmap(i-lw)
 	}
 	out := append(append(types.Schema{}, ls.schema...), rs.schema...)
 	spec := jobgraph.JoinSpec{
@@ -233,21 +291,35 @@ func (ph *physical) buildJoin(n *joinNode) (*stream, error) {
 		RightSchema:  rs.schema,
 		LeftKeys:     lk,
 		RightKeys:    rk,
-		Residual:     remap(and(residual), shift),
+		Residual:     remap(and(residual), where),
 		OutputSchema: out,
 	}
-	v := ph.b.join("Join", ph.parallelism, op(jobgraph.KindJoinInner, "Join", spec), ls, rs, lk, rk, out)
-	if len(lextra) == 0 && len(rextra) == 0 {
-		return v, nil
+	return ph.b.join("Join", ph.parallelism, op(jobgraph.KindJoinInner, "Join", spec), ls, rs, lk, rk, out), where, nil
+}
+
+// pruneSide applies a side's pushed-down filters and keeps the columns used
+// marks; it returns the new input and the map from old to new columns.
+func pruneSide(n node, filters []*expr.Expr, used []bool) (node, func(int) int) {
+	if len(filters) > 0 {
+		n = &filterNode{input: n, cond: and(filters)}
 	}
-	var keep []*expr.Expr
-	for i, f := range out {
-		if (i >= lw && i < lw+len(lextra)) || i >= len(out)-len(rextra) {
-			continue
+	in := n.schema()
+	newIdx := make([]int, len(in))
+	var exprs []*expr.Expr
+	var out types.Schema
+	for i, f := range in {
+		newIdx[i] = -1
+		if used[i] {
+			newIdx[i] = len(exprs)
+			exprs = append(exprs, expr.Column(i, f.Type))
+			out = append(out, f)
 		}
-		keep = append(keep, expr.Column(i, f.Type))
 	}
-	return ph.calc(v, nil, keep, n.out), nil
+	m := func(i int) int { return newIdx[i] }
+	if len(exprs) == len(in) {
+		return n, m
+	}
+	return &projectNode{input: n, exprs: exprs, out: out}, m
 }
 
 // extend appends computed columns to s.

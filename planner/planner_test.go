@@ -95,3 +95,57 @@ func TestPlanner(t *testing.T) {
 		})
 	})
 }
+
+// TestJoinSendsOnlyNeededColumns checks that each join input carries only
+// the columns its keys, the residual and the query above read.
+func TestJoinSendsOnlyNeededColumns(t *testing.T) {
+	ctx := context.Background()
+	store := catalog.NewMemStore()
+	for _, ddl := range []string{
+		"CREATE TABLE orders (id INT, total_amount DOUBLE, customer_name VARCHAR, order_ts_raw BIGINT)",
+		"CREATE TABLE shipments (id VARCHAR, order_id INT, warehouse VARCHAR, ship_ts_raw BIGINT)",
+	} {
+		st, err := parser.ParseStatement(ddl)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tbl, err := BuildTable(st.(*ast.CreateTableStmt), catalog.DefaultDatabase, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.CreateTable(ctx, tbl)
+	}
+	p := &Planner{Catalog: testCatalog{store}, Connectors: testConnectors{}, Options: Options{Parallelism: 2}}
+	sql := `SELECT o.id, s.warehouse FROM orders o JOIN shipments s ON o.id = s.order_id
+	        WHERE s.ship_ts_raw > o.order_ts_raw`
+	st, err := parser.ParseStatement(sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plan, err := p.PlanQuery(ctx, st.(*ast.QueryStmt).Query, sql)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var spec jobgraph.JoinSpec
+	for _, v := range plan.Graph.Vertices {
+		for _, o := range v.Chain {
+			if o.Kind == jobgraph.KindJoinInner {
+				if err := jobgraph.DecodeSpec(o.Config, &spec); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	if got := strings.Join(spec.LeftSchema.Names(), ","); got != "id,order_ts_raw" {
+		t.Errorf("left side sends %s, want id,order_ts_raw", got)
+	}
+	if got := strings.Join(spec.RightSchema.Names(), ","); got != "order_id,warehouse,ship_ts_raw" {
+		t.Errorf("right side sends %s, want order_id,warehouse,ship_ts_raw", got)
+	}
+	if spec.LeftKeys[0] != 0 || spec.RightKeys[0] != 0 {
+		t.Errorf("keys %v = %v, want [0] = [0]", spec.LeftKeys, spec.RightKeys)
+	}
+	if cols := columnsOf(spec.Residual); len(cols) != 2 || cols[0] != 4 || cols[1] != 1 {
+		t.Errorf("residual reads columns %v, want [4 1] (ship_ts_raw, order_ts_raw)", cols)
+	}
+}
