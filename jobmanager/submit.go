@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/braidflow/braid/metastore"
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -113,7 +114,7 @@ func checkGraph(g *braidv1.JobGraph) error {
 		for _, op := range v.Chain {
 			// NB: a collect sink streams one Arrow IPC stream to one client;
 			// several subtasks would interleave several streams.
-			if op.Kind == kindCollect && v.Parallelism > 1 {
+			if op.Kind == jobgraph.KindCollect && v.Parallelism > 1 {
 				return fmt.Errorf("jobmanager: vertex %d (%s) holds a collect sink and must run at parallelism 1, not %d", v.Id, v.Name, v.Parallelism)
 			}
 		}
@@ -270,5 +271,3 @@ func notFound(id string) error {
 	return status.Errorf(codes.NotFound, "job %s not found", id)
 }
 
-// kindCollect is jobgraph.KindCollect, the operator kind of a collect sink.
-const kindCollect = "collect"

@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
 	"github.com/braidflow/braid/types"
@@ -25,8 +26,6 @@ import (
 // servers, comma-separated (set by the job manager at submission).
 const ConfigBrokers = "braid.brokers"
 
-// kindCollect is jobgraph.KindCollect, the operator kind of a collect sink.
-const kindCollect = "collect"
 
 // Subtask is one deployed subtask, ready to run; runtime.Subtask satisfies
 // it. Run returns nil at the end of its input and ctx.Err() once canceled;
@@ -253,7 +252,7 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 
 func hasCollect(v *braidv1.Vertex) bool {
 	for _, op := range v.Chain {
-		if op.Kind == kindCollect {
+		if op.Kind == jobgraph.KindCollect {
 			return true
 		}
 	}

@@ -19,6 +19,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
@@ -214,7 +215,7 @@ func TestTaskManager(t *testing.T) {
 		JobId:  "job1",
 		Config: map[string]string{ConfigBrokers: "b1:9092,b2:9092"},
 		Vertices: []*braidv1.Vertex{
-			{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: kindCollect}}},
+			{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect}}},
 			{Id: 1, Name: "bad", Parallelism: 1},
 			{Id: 2, Name: "forever", Parallelism: 1},
 		},
