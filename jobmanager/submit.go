@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/braidflow/braid/metastore"
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -270,4 +270,3 @@ func (jm *JobManager) CancelJob(ctx context.Context, id string) error {
 func notFound(id string) error {
 	return status.Errorf(codes.NotFound, "job %s not found", id)
 }
-

@@ -15,8 +15,8 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
-	"github.com/braidflow/braid/operators"
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
 	"github.com/braidflow/braid/types"
@@ -25,7 +25,6 @@ import (
 // ConfigBrokers is the graph.Config key holding the default log's bootstrap
 // servers, comma-separated (set by the job manager at submission).
 const ConfigBrokers = "braid.brokers"
-
 
 // Subtask is one deployed subtask, ready to run; runtime.Subtask satisfies
 // it. Run returns nil at the end of its input and ctx.Err() once canceled;
