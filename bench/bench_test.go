@@ -44,6 +44,23 @@ func TestRunners(t *testing.T) {
 	}
 }
 
+// TestClusterJoinSpill runs the cluster runner on a few keys when the server
+// binaries are at hand ($BRAID_BIN, as make test sets it); it starts two
+// processes, so -short skips it.
+func TestClusterJoinSpill(t *testing.T) {
+	if testing.Short() || os.Getenv("BRAID_BIN") == "" {
+		t.Skip("needs BRAID_BIN (the jobmanager and taskmanager binaries) and no -short")
+	}
+	r, err := ClusterJoinSpill(context.Background(), ClusterOptions{Keys: 10_000, Dir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Rows != 20_000 || r.Extra["tm-peak-rss"] == "" {
+		t.Fatalf("unexpected result %v", r)
+	}
+	t.Log(r)
+}
+
 func TestJoinSpillSpills(t *testing.T) {
 	r, err := JoinSpill(context.Background(), JoinOptions{Keys: 20_000, CacheBytes: 256 << 10, Dir: t.TempDir()})
 	if err != nil {
