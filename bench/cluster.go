@@ -202,9 +202,9 @@ func (h *statusHandler) Status(_ int, _ string, jobID string) {
 		h.jobID = jobID
 	}
 }
-func (h *statusHandler) Schema(int, []client.ResultColumn, bool, string) {}
-func (h *statusHandler) Batch(int, types.Batch)                          {}
-func (h *statusHandler) End(int, string)                                 {}
+func (h *statusHandler) Schema(int, client.ResultInfo) {}
+func (h *statusHandler) Batch(int, types.Batch)        {}
+func (h *statusHandler) End(int, string)               {}
 
 // waitTaskManagers polls the job manager's /metrics until n task managers
 // are registered.
