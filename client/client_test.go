@@ -133,7 +133,8 @@ func (r *recorder) Status(stmt int, msg, jobID string) {
 	r.buf.WriteString("status " + itoa(stmt) + " " + msg + " job=" + jobID + "\n")
 }
 
-func (r *recorder) Schema(stmt int, cols []ResultColumn, changelog bool, jobID string) {
+func (r *recorder) Schema(stmt int, res ResultInfo) {
+	cols, changelog, jobID := res.Columns, res.Changelog, res.JobID
 	r.buf.WriteString("schema " + itoa(stmt))
 	for _, c := range cols {
 		r.buf.WriteString(" " + c.Name + ":" + c.Type.String())

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 
@@ -19,6 +20,17 @@ type ResultColumn struct {
 	Type types.DataType
 }
 
+// ResultInfo describes the result of a statement.
+type ResultInfo struct {
+	Columns []ResultColumn
+	// Changelog is false for insert-only results (SHOW, DESCRIBE).
+	Changelog bool
+	// JobID is the job producing the rows, if any.
+	JobID string
+	// Location is the session time zone TIMESTAMP_LTZ values are shown in.
+	Location *time.Location
+}
+
 // Handler receives what a script produces, statement by statement (stmt is
 // the 0-based index of the statement in the script). The calls of one
 // Execute are made one at a time and in stream order.
@@ -26,8 +38,8 @@ type Handler interface {
 	// Status reports a statement without a result table; jobID is set when
 	// the statement started a job (INSERT).
 	Status(stmt int, msg, jobID string)
-	// Schema starts a result. changelog is false for insert-only results.
-	Schema(stmt int, cols []ResultColumn, changelog bool, jobID string)
+	// Schema starts a result.
+	Schema(stmt int, r ResultInfo)
 	// Batch delivers rows of the current result. b is valid only during the
 	// call: a handler that keeps it must Retain it (and later Release it).
 	Batch(stmt int, b types.Batch)
@@ -113,7 +125,11 @@ func (s *Session) Execute(ctx context.Context, script string, follow bool, h Han
 				}
 				cols = append(cols, ResultColumn{Name: c.GetName(), Type: t})
 			}
-			h.Schema(stmt, cols, p.Schema.GetChangelog(), p.Schema.GetJobId())
+			loc, err := types.LoadZone(p.Schema.GetTimeZone())
+			if err != nil {
+				return fmt.Errorf("client: statement %d: %w", stmt+1, err)
+			}
+			h.Schema(stmt, ResultInfo{Columns: cols, Changelog: p.Schema.GetChangelog(), JobID: p.Schema.GetJobId(), Location: loc})
 			cur = newResultDecoder(stmt, h)
 		case *braidv1.ExecuteResponse_Batch:
 			if cur == nil || cur.stmt != stmt {

@@ -110,6 +110,9 @@ func (g *SQLGateway) OpenSession(ctx context.Context, req *braidv1.OpenSessionRe
 		store:    g.jm.Catalog(),
 	}
 	for k, v := range req.Properties {
+		if err := checkSetting(&ast.Option{Key: k, Value: v}); err != nil {
+			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "sql: "))
+		}
 		s.config[k] = v
 	}
 	g.mu.Lock()
@@ -471,8 +474,8 @@ func checkSetting(o *ast.Option) error {
 			return userErr(o.Pos, "'%s' must be a positive integer, got '%s'", o.Key, o.Value)
 		}
 	case "table.local-time-zone":
-		if _, err := time.LoadLocation(o.Value); err != nil {
-			return userErr(o.Pos, "'table.local-time-zone' must be a time zone id such as UTC or Asia/Tokyo, got '%s'", o.Value)
+		if _, err := types.LoadZone(o.Value); err != nil {
+			return userErr(o.Pos, "%v", err)
 		}
 	}
 	return nil
@@ -566,30 +569,26 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 		return err
 	}
 	plan.Graph.Name = "collect"
-	schema := &braidv1.ResultSchema{Changelog: true}
+	// The schema goes out before the job starts, so the relay below never
+	// waits: SubmitJob may deliver rows, or the end of a job that failed to
+	// deploy, before it returns.
+	plan.Graph.JobId = NewJobID()
+	schema := &braidv1.ResultSchema{Changelog: true, JobId: plan.Graph.JobId, TimeZone: x.s.config["table.local-time-zone"]}
 	for _, f := range plan.Result {
 		schema.Columns = append(schema.Columns, &braidv1.ResultColumn{Name: f.Name, Type: f.Type.String()})
 	}
-	var job *Job
-	started := make(chan struct{})
+	if err := x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Schema{Schema: schema}}); err != nil {
+		return err
+	}
 	relay := func(b []byte, end bool) error {
-		<-started
 		if len(b) == 0 {
 			return nil
 		}
 		return x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Batch{Batch: &braidv1.ResultBatch{ArrowIpc: b}}})
 	}
-	job, err = x.g.jm.SubmitJob(ctx, plan.Graph, relay)
+	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, relay)
 	if err != nil {
-		close(started)
 		return err
-	}
-	schema.JobId = job.ID()
-	serr := x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Schema{Schema: schema}})
-	close(started)
-	if serr != nil {
-		x.g.jm.CancelJob(context.WithoutCancel(ctx), job.ID())
-		return serr
 	}
 	if err := x.wait(ctx, job); err != nil {
 		return err
@@ -628,7 +627,7 @@ func column(vals []string) [][]string {
 // table sends a small result of STRING columns, as SHOW and DESCRIBE produce.
 func (x *execution) table(names []string, rows [][]string) error {
 	schema := make(types.Schema, len(names))
-	rs := &braidv1.ResultSchema{}
+	rs := &braidv1.ResultSchema{TimeZone: x.s.config["table.local-time-zone"]}
 	for i, n := range names {
 		schema[i] = types.Field{Name: n, Type: types.String}
 		rs.Columns = append(rs.Columns, &braidv1.ResultColumn{Name: n, Type: types.String.String()})

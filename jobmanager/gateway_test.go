@@ -11,9 +11,12 @@ import (
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/braidflow/braid/client"
 	"github.com/braidflow/braid/localcluster"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -23,6 +26,7 @@ type rows struct {
 	mu     sync.Mutex
 	status []string
 	cols   []client.ResultColumn
+	loc    *time.Location
 	rows   []string
 	seen   chan struct{}
 }
@@ -35,10 +39,11 @@ func (r *rows) Status(_ int, msg, _ string) {
 	r.status = append(r.status, msg)
 }
 
-func (r *rows) Schema(_ int, cols []client.ResultColumn, _ bool, _ string) {
+func (r *rows) Schema(_ int, res client.ResultInfo) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.cols = cols
+	r.cols = res.Columns
+	r.loc = res.Location
 }
 
 func (r *rows) Batch(_ int, b types.Batch) {
@@ -47,7 +52,7 @@ func (r *rows) Batch(_ int, b types.Batch) {
 	for i := 0; i < b.NumRows(); i++ {
 		var cells []string
 		for c, col := range r.cols {
-			s, null := types.FormatValue(b.Column(c), i, col.Type, time.UTC)
+			s, null := types.FormatValue(b.Column(c), i, col.Type, r.loc)
 			if null {
 				s = "NULL"
 			}
@@ -259,4 +264,52 @@ func waitRows(t *testing.T, r *rows, n int) {
 			t.Fatalf("got %d rows, want %d: %v", got, n, fmt.Sprint(r.sorted()))
 		}
 	}
+}
+
+// TestQueryFailsWhenDeployFails: a query whose job cannot be deployed (a
+// registered task manager does not answer) ends with an error instead of
+// hanging.
+func TestQueryFailsWhenDeployFails(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	conn, err := grpc.NewClient(cl.Endpoint(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// A task manager that registers and never serves: it has the most free
+	// slots, so placement uses it.
+	_, err = braidv1.NewClusterServiceClient(conn).RegisterTaskManager(context.Background(),
+		&braidv1.RegisterTaskManagerRequest{TaskManagerId: "ghost", Address: "127.0.0.1:1", Slots: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := openSession(t, c)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = s.Execute(ctx, "SELECT a.x FROM (VALUES (1)) AS a(x) JOIN (VALUES (1)) AS b(y) ON a.x = b.y;", false, newRows())
+	if err == nil || ctx.Err() != nil {
+		t.Fatalf("query on an unreachable task manager: err %v, ctx %v", err, ctx.Err())
+	}
+	if !strings.Contains(err.Error(), "ghost") && !strings.Contains(err.Error(), "127.0.0.1:1") {
+		t.Fatalf("the error does not name the unreachable task manager: %v", err)
+	}
+}
+
+// TestExpressionsEndToEnd runs expressions through the whole path: binder,
+// planner, VALUES source or calc, result rows.
+func TestExpressionsEndToEnd(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	got := run(t, s, `SELECT TRIM('  a  '), TRIM(BOTH FROM '  b '), TRIM(LEADING 'x' FROM 'xxcx'), TRIM(TRAILING FROM 'd  '),
+		7 / 2, -7 % 3, 1.5 * 2, CAST('12.50' AS DECIMAL(10, 2)), CASE WHEN 1 > 2 THEN 'a' ELSE 'bcd' END,
+		FROM_UNIXTIME(44), TIMESTAMPDIFF(MINUTE, TIMESTAMP '2024-01-01 00:00:00', TIMESTAMP '2024-01-01 01:02:59'),
+		TIMESTAMP '2024-01-01 10:00:00.5' + INTERVAL '7' DAY, 2 IN (1, 2, 3), NULL IS NULL, 404.89e0;`).sorted()
+	equal(t, "expressions", got, []string{"+I[a, b, cx, d, 3, -1, 3.0, 12.50, bcd, 1970-01-01 00:00:44, 62, 2024-01-08 10:00:00.5, TRUE, TRUE, 404.89]"})
+	run(t, s, "SET 'table.local-time-zone' = 'Asia/Tokyo';")
+	got = run(t, s, "SELECT FROM_UNIXTIME(44), CAST(TIMESTAMP '2024-01-01 00:00:00' AS TIMESTAMP_LTZ(3));").sorted()
+	equal(t, "in Asia/Tokyo", got, []string{"+I[1970-01-01 09:00:44, 2024-01-01 00:00:00.000]"})
 }

@@ -149,19 +149,24 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 		}
 		return resolve(e.Pos, "EXTRACT", expr.StringLiteral(string(e.Unit.Canonical())), x)
 	case *ast.Trim:
-		parts := []ast.Expr{e.X}
-		if e.Chars != nil {
-			parts = append(parts, e.Chars)
-		}
-		args, err := bindExprs(sc, parts...)
+		x, err := bindExpr(sc, e.X)
 		if err != nil {
 			return nil, err
+		}
+		if e.Chars == nil && (e.Mode == "" || e.Mode == "BOTH") {
+			return resolve(e.Pos, "TRIM", x)
+		}
+		chars := expr.StringLiteral(" ")
+		if e.Chars != nil {
+			if chars, err = bindExpr(sc, e.Chars); err != nil {
+				return nil, err
+			}
 		}
 		mode := e.Mode
 		if mode == "" {
 			mode = "BOTH"
 		}
-		return resolve(e.Pos, "TRIM", append([]*expr.Expr{expr.StringLiteral(mode)}, args...)...)
+		return resolve(e.Pos, "TRIM", expr.StringLiteral(mode), chars, x)
 	case *ast.Case:
 		return bindCase(sc, e)
 	case *ast.Subquery, *ast.Exists:

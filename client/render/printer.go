@@ -59,12 +59,17 @@ func (p *Printer) Status(_ int, msg, jobID string) {
 // Schema starts rendering a result.
 // An insert-only result of a statement such as SHOW prints as a table once
 // complete when the format is tableau, as Flink's client prints it.
-func (p *Printer) Schema(_ int, cols []client.ResultColumn, changelog bool, _ string) {
-	if !changelog && p.Format == FormatTableau {
-		p.cur = NewTable(p.Out, cols, p.Loc, 0)
+// TIMESTAMP_LTZ values show in the session's zone unless Loc is set.
+func (p *Printer) Schema(_ int, res client.ResultInfo) {
+	loc := p.Loc
+	if loc == nil {
+		loc = res.Location
+	}
+	if !res.Changelog && p.Format == FormatTableau {
+		p.cur = NewTable(p.Out, res.Columns, loc, 0)
 		return
 	}
-	r, err := NewResult(p.Format, p.Out, cols, p.Loc)
+	r, err := NewResult(p.Format, p.Out, res.Columns, loc)
 	p.fail(err)
 	p.cur = r
 }

@@ -258,7 +258,7 @@ func fakeExec(t *testing.T, fail error) ExecFunc {
 		h.Status(0, "Execute statement succeeded.", "")
 		h.Status(1, "SQL update statement has been successfully submitted to the cluster:", "job-1")
 		cols := []client.ResultColumn{{Name: "k", Type: types.String}, {Name: "n", Type: types.BigInt}}
-		h.Schema(2, cols, true, "job-2")
+		h.Schema(2, client.ResultInfo{Columns: cols, Changelog: true, JobID: "job-2"})
 		b := makeBatch(t, cols, []row{
 			{types.Insert, []any{"x", 1}},
 			{types.UpdateBefore, []any{"x", 1}},

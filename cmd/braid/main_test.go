@@ -79,13 +79,3 @@ func TestUnreachableEndpointIsAnError(t *testing.T) {
 		t.Errorf("missing script: code %d, stderr %q", code, errw)
 	}
 }
-
-func TestSessionZone(t *testing.T) {
-	loc, err := sessionZone(props{})
-	if err != nil || loc.String() != "UTC" {
-		t.Errorf("default zone = %v, %v", loc, err)
-	}
-	if _, err := sessionZone(props{"table.local-time-zone": "Mars/Olympus"}); err == nil {
-		t.Error("an unknown zone was accepted")
-	}
-}

@@ -52,10 +52,6 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		fmt.Fprintln(stderr, "braid sql:", err)
 		return errUsage
 	}
-	loc, err := sessionZone(set)
-	if err != nil {
-		return err
-	}
 	var script []byte
 	if *file != "" {
 		if script, err = os.ReadFile(*file); err != nil {
@@ -102,28 +98,14 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	exec := render.SessionExec(sess, *follow)
 
 	if *file == "" {
-		sh := &render.Shell{Exec: exec, Out: stdout, Err: stderr, HistoryFile: historyFile(), Interrupts: sigs, Loc: loc}
+		sh := &render.Shell{Exec: exec, Out: stdout, Err: stderr, HistoryFile: historyFile(), Interrupts: sigs}
 		return sh.Run(ctx)
 	}
-	p := &render.Printer{Format: f, Out: stdout, Loc: loc}
+	p := &render.Printer{Format: f, Out: stdout}
 	if f == render.FormatTSV {
 		p.StatusOut = stderr // stdout holds exactly the TSV
 	}
 	return render.RunScript(ctx, exec, string(script), p)
-}
-
-// sessionZone is the zone TIMESTAMP_LTZ values are shown in: the session's
-// table.local-time-zone, UTC by default.
-func sessionZone(set props) (*time.Location, error) {
-	z, ok := set["table.local-time-zone"]
-	if !ok {
-		return time.UTC, nil
-	}
-	loc, err := time.LoadLocation(z)
-	if err != nil {
-		return nil, fmt.Errorf("table.local-time-zone: unknown time zone %q", z)
-	}
-	return loc, nil
 }
 
 // historyFile is ~/.braid_history, or "" (no history) without a home.

@@ -486,7 +486,10 @@ type ResultSchema struct {
 	Columns []*ResultColumn        `protobuf:"bytes,1,rep,name=columns,proto3" json:"columns,omitempty"`
 	JobId   string                 `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
 	// changelog is false for results that are insert-only.
-	Changelog     bool `protobuf:"varint,3,opt,name=changelog,proto3" json:"changelog,omitempty"`
+	Changelog bool `protobuf:"varint,3,opt,name=changelog,proto3" json:"changelog,omitempty"`
+	// time_zone is the session's table.local-time-zone, in which
+	// TIMESTAMP_LTZ values are shown.
+	TimeZone      string `protobuf:"bytes,4,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -540,6 +543,13 @@ func (x *ResultSchema) GetChangelog() bool {
 		return x.Changelog
 	}
 	return false
+}
+
+func (x *ResultSchema) GetTimeZone() string {
+	if x != nil {
+		return x.TimeZone
+	}
+	return ""
 }
 
 // ResultBatch carries rows as one Arrow IPC stream message sequence: the
@@ -1116,11 +1126,12 @@ const file_braid_v1_client_proto_rawDesc = "" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"6\n" +
 	"\fResultColumn\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"u\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\x92\x01\n" +
 	"\fResultSchema\x120\n" +
 	"\acolumns\x18\x01 \x03(\v2\x16.braid.v1.ResultColumnR\acolumns\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12\x1c\n" +
-	"\tchangelog\x18\x03 \x01(\bR\tchangelog\"*\n" +
+	"\tchangelog\x18\x03 \x01(\bR\tchangelog\x12\x1b\n" +
+	"\ttime_zone\x18\x04 \x01(\tR\btimeZone\"*\n" +
 	"\vResultBatch\x12\x1b\n" +
 	"\tarrow_ipc\x18\x01 \x01(\fR\barrowIpc\"*\n" +
 	"\tResultEnd\x12\x1d\n" +
