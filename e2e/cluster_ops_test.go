@@ -216,3 +216,64 @@ func waitJob(t *testing.T, endpoint, id, status string, timeout time.Duration) s
 	t.Fatalf("job %s did not reach %s within %s:\n%s", id, status, timeout, desc)
 	return ""
 }
+
+// TestJobManagerKilled kills the job manager with SIGKILL while a job runs
+// and starts it again on the same data directory: the catalog is intact,
+// the lost job is recorded FAILED, the task managers register again, and
+// new jobs run on both of them.
+func TestJobManagerKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a multi-process cluster; runs without -short (make test)")
+	}
+	cl := startProcessCluster(t, 2, 2)
+	endless := `
+CREATE TABLE gen (k BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '1000');
+CREATE TABLE sink (k BIGINT) WITH ('connector' = 'blackhole');
+CREATE TABLE kept (id INT);
+INSERT INTO kept VALUES (1), (2);
+INSERT INTO sink SELECT k FROM gen;
+`
+	path := script(t, endless)
+	out, stderr, err := braid(t, time.Minute, "sql", "--endpoint", cl.endpoint, "-f", path)
+	if err != nil {
+		t.Fatalf("submitting: %v\n%s", err, stderr)
+	}
+	ids := jobIDLine.FindAllStringSubmatch(out+stderr, -1)
+	job := ids[len(ids)-1][1]
+	waitJob(t, cl.endpoint, job, "RUNNING", 30*time.Second)
+
+	cl.restartJobManager()
+	cl.waitTaskManagers(2, 30*time.Second)
+	desc := waitJob(t, cl.endpoint, job, "FAILED", 30*time.Second)
+	if !strings.Contains(desc, "job manager restarted") {
+		t.Fatalf("the lost job does not say why:\n%s", desc)
+	}
+	db := strings.Fields(strings.SplitN(readFile(t, path), "\n", 2)[0])[2]
+	query := fmt.Sprintf("SELECT a.id FROM %s.kept a JOIN %s.kept b ON a.id = b.id;", strings.TrimSuffix(db, ";"), strings.TrimSuffix(db, ";"))
+	q := filepath.Join(t.TempDir(), "q.sql")
+	os.WriteFile(q, []byte(query), 0o644)
+	out, stderr, err = braid(t, time.Minute, "sql", "--endpoint", cl.endpoint, "--format", "tsv", "--set", "parallelism.default=4", "-f", q)
+	if err != nil {
+		t.Fatalf("query after the restart: %v\n%s", err, stderr)
+	}
+	if got := normalize(out, false); got != "id\n1\n2" {
+		t.Fatalf("query after the restart returned %q", got)
+	}
+	desc, _, _ = braid(t, 30*time.Second, "jobs", "describe", latestJob(t, cl.endpoint, "collect"), "--endpoint", cl.endpoint)
+	tms := map[string]bool{}
+	for _, line := range vertexBlock(desc, "Join") {
+		tms[strings.Fields(line)[1]] = true
+	}
+	if len(tms) != 2 {
+		t.Fatalf("after the restart the join ran on %d task managers, want 2:\n%s", len(tms), desc)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

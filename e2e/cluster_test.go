@@ -36,8 +36,7 @@ func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster 
 	port, httpPort := freePort(t), freePort(t)
 	c.endpoint = fmt.Sprintf("127.0.0.1:%d", port)
 	c.httpAddr = fmt.Sprintf("127.0.0.1:%d", httpPort)
-	c.jm = c.start("jobmanager", filepath.Join(bin, "jobmanager"),
-		"--listen", c.endpoint, "--http", c.httpAddr, "--data-dir", filepath.Join(c.dir, "jm"))
+	c.jm = c.startJobManager()
 	for i := 0; i < taskManagers; i++ {
 		name := fmt.Sprintf("taskmanager-%d", i)
 		c.tms = append(c.tms, c.start(name, filepath.Join(bin, "taskmanager"),
@@ -47,6 +46,19 @@ func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster 
 	t.Cleanup(c.stop)
 	c.waitTaskManagers(taskManagers, 60*time.Second)
 	return c
+}
+
+func (c *processCluster) startJobManager() *exec.Cmd {
+	return c.start("jobmanager", filepath.Join(bin, "jobmanager"),
+		"--listen", c.endpoint, "--http", c.httpAddr, "--data-dir", filepath.Join(c.dir, "jm"))
+}
+
+// restartJobManager kills the job manager with SIGKILL and starts it again
+// on the same addresses and data directory.
+func (c *processCluster) restartJobManager() {
+	c.jm.Process.Signal(syscall.SIGKILL)
+	<-c.exited[c.jm]
+	c.jm = c.startJobManager()
 }
 
 func (c *processCluster) start(name, path string, args ...string) *exec.Cmd {

@@ -148,6 +148,11 @@ func TestCatalogAndDataSurviveRestart(t *testing.T) {
 	cl, c := startSQLCluster(t, dir)
 	s := openSession(t, c)
 	run(t, s, "CREATE DATABASE shop; USE shop; CREATE TABLE orders (id INT, item STRING); INSERT INTO orders VALUES (1, 'pen'), (2, 'ink');")
+	// An unbounded job is still running when the cluster shuts down.
+	r := run(t, s, "CREATE TABLE gen (k BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '10'); CREATE TABLE nothing (k BIGINT) WITH ('connector' = 'blackhole'); INSERT INTO nothing SELECT k FROM gen;")
+	if len(r.status) == 0 {
+		t.Fatal("no status for the unbounded INSERT")
+	}
 	c.Close()
 	if err := cl.Close(); err != nil {
 		t.Fatal(err)
@@ -157,6 +162,24 @@ func TestCatalogAndDataSurviveRestart(t *testing.T) {
 	defer c.Close()
 	s = openSession(t, c)
 	equal(t, "rows after restart", run(t, s, "SELECT id, item FROM shop.orders;").sorted(), []string{"+I[1, pen]", "+I[2, ink]"})
+	jobs, err := c.ListJobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lost := 0
+	for _, j := range jobs {
+		if strings.HasPrefix(j.Name, "insert-into_default_catalog.shop.nothing") {
+			// A graceful shutdown cancels running jobs; e2e's
+			// TestJobManagerKilled covers a crash.
+			if j.Status != "CANCELED" || !strings.Contains(j.Error, "shut down") {
+				t.Fatalf("the job running at the shutdown is %s (%q), want CANCELED naming the shutdown", j.Status, j.Error)
+			}
+			lost++
+		}
+	}
+	if lost != 1 {
+		t.Fatalf("%d records of the job running at the restart: %+v", lost, jobs)
+	}
 }
 
 // TestDropManagedTableDeletesData: dropping a managed table deletes its

@@ -123,6 +123,9 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		return err
 	}
 	jm.store.SetStatusCheck(scheduler.CheckTransition)
+	if err := jm.forgetEarlierRun(ctx); err != nil {
+		return err
+	}
 	if len(jm.cfg.Kafka) == 0 {
 		jm.broker, err = connectors.StartEmbeddedBroker(filepath.Join(jm.cfg.DataDir, "kafka"), 0, jm.cfg.Logger)
 		if err != nil {
@@ -334,4 +337,35 @@ func (jm *JobManager) dropConn(addr string) {
 	if c != nil {
 		c.Close()
 	}
+}
+
+// forgetEarlierRun drops what an earlier job manager left in etcd: its task
+// manager registrations (live task managers learn it from their next
+// heartbeat, cancel their subtasks and register again; dead ones would
+// otherwise hold slots until their leases lapse) and its unfinished jobs,
+// which are recorded FAILED because nothing recovers them yet.
+func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
+	tms, err := jm.store.ListTaskManagers(ctx)
+	if err != nil {
+		return err
+	}
+	for _, tm := range tms {
+		if err := jm.store.RemoveTaskManager(ctx, tm.ID); err != nil {
+			return err
+		}
+	}
+	jobs, err := jm.store.ListJobs(ctx)
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if scheduler.JobStatus(j.Status).Terminal() {
+			continue
+		}
+		msg := "the job manager restarted while the job ran; it was not recovered (recovery from checkpoints is not built yet)"
+		if err := jm.store.SetJobStatus(ctx, j.ID, StatusFailed, msg, time.Now().UnixMilli()); err != nil {
+			jm.log.Warn("marking a job of an earlier run failed", zap.String("job", j.ID), zap.Error(err))
+		}
+	}
+	return nil
 }

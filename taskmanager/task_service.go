@@ -167,6 +167,19 @@ func (tm *TaskManager) jobEnded(j *runningJob) {
 	}
 }
 
+// cancelAllJobs cancels every job running here.
+func (tm *TaskManager) cancelAllJobs() {
+	tm.mu.Lock()
+	ids := make([]string, 0, len(tm.mu.jobs))
+	for id := range tm.mu.jobs {
+		ids = append(ids, id)
+	}
+	tm.mu.Unlock()
+	for _, id := range ids {
+		tm.cancelJob(tm.ctx, id)
+	}
+}
+
 func (tm *TaskManager) cancelJob(ctx context.Context, id string) {
 	tm.mu.Lock()
 	j := tm.mu.jobs[id]

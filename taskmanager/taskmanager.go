@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -80,6 +81,14 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 	}
 	tm.mu.started = true
 	tm.mu.Unlock()
+
+	// NB: state left by an earlier run (a crash, SIGKILL) is never trusted
+	// or reused: jobs restart from their checkpoints, not from local files.
+	if tm.cfg.DataDir != "" {
+		if err := os.RemoveAll(filepath.Join(tm.cfg.DataDir, "jobs")); err != nil {
+			return fmt.Errorf("taskmanager: removing state of an earlier run: %w", err)
+		}
+	}
 
 	lis, err := net.Listen("tcp", tm.cfg.Listen)
 	if err != nil {
@@ -198,7 +207,10 @@ func (tm *TaskManager) heartbeat(interval time.Duration) {
 			continue
 		}
 		if !resp.Known {
-			tm.log.Warn("the job manager lost this task manager; registering again")
+			// The job manager has failed every job that ran here (or it
+			// restarted and lost them): their subtasks must stop too.
+			tm.log.Warn("the job manager lost this task manager; cancelling its subtasks and registering again")
+			tm.cancelAllJobs()
 			return
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -288,5 +289,26 @@ func TestDeployRejectsBadSubtask(t *testing.T) {
 	tm.mu.Unlock()
 	if n != 0 {
 		t.Errorf("failed deploy left %d jobs behind", n)
+	}
+}
+
+// TestStartRemovesEarlierState: a task manager never reuses job state an
+// earlier run left behind.
+func TestStartRemovesEarlierState(t *testing.T) {
+	dir := t.TempDir()
+	stale := filepath.Join(dir, "jobs", "old-job", "0-0")
+	if err := os.MkdirAll(stale, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tm, err := New(Config{JobManager: "127.0.0.1:1", Listen: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("stale state still there after start: %v", err)
 	}
 }
