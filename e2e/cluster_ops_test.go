@@ -178,6 +178,18 @@ INSERT INTO sink SELECT k, v FROM gen;
 	}
 	job := m[1]
 	waitJob(t, cl.endpoint, job, "RUNNING", 30*time.Second)
+	// Running subtasks report their progress.
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		desc, _, _ := braid(t, 10*time.Second, "jobs", "describe", job, "--endpoint", cl.endpoint)
+		if rowsIn(desc) > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("a running job shows no rows in:\n%s", desc)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
 
 	victim := cl.taskManagerID(1)
 	cl.kill(1)
@@ -198,6 +210,19 @@ INSERT INTO sink SELECT k, v FROM gen;
 	if strings.Contains(desc, victim) {
 		t.Fatalf("a job after the loss was placed on the lost task manager %s:\n%s", victim, desc)
 	}
+}
+
+// rowsIn sums the ROWS IN column of `braid jobs describe`.
+func rowsIn(desc string) int64 {
+	var n int64
+	for _, line := range strings.Split(desc, "\n") {
+		f := strings.Fields(line)
+		if len(f) == 7 && f[0] != "SUBTASK" {
+			v, _ := strconv.ParseInt(f[4], 10, 64)
+			n += v
+		}
+	}
+	return n
 }
 
 // waitJob polls `braid jobs describe` until the job has the status, and

@@ -145,7 +145,9 @@ func (j *Job) applyReport(r *braidv1.TaskStatusReport) (status, msg string) {
 		return "", ""
 	}
 	st, ok := j.mu.subtasks[subtaskKey{r.Vertex, r.Subtask}]
-	if !ok {
+	if !ok || subtaskEnded(st.state) {
+		// NB: a subtask's reports arrive in order, but one that ended
+		// reports nothing more that could change the job.
 		return "", ""
 	}
 	st.state = r.State
@@ -167,6 +169,14 @@ func (j *Job) applyReport(r *braidv1.TaskStatusReport) (status, msg string) {
 		return StatusFinished, ""
 	}
 	return "", ""
+}
+
+func subtaskEnded(s braidv1.TaskState) bool {
+	switch s {
+	case braidv1.TaskState_TASK_STATE_FINISHED, braidv1.TaskState_TASK_STATE_FAILED, braidv1.TaskState_TASK_STATE_CANCELED:
+		return true
+	}
+	return false
 }
 
 func (j *Job) vertex(id int32) *braidv1.Vertex {

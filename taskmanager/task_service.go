@@ -275,7 +275,26 @@ func hasCollect(v *braidv1.Vertex) bool {
 func (tm *TaskManager) run(j *runningJob, b built) {
 	defer j.wg.Done()
 	tm.report(b.spec, b.run, braidv1.TaskState_TASK_STATE_RUNNING, nil)
+	// While the subtask runs, its row counters go to the job manager every
+	// progressInterval, so a described running job shows its progress.
+	stop := make(chan struct{})
+	progress := make(chan struct{})
+	go func() {
+		defer close(progress)
+		t := time.NewTicker(progressInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				tm.report(b.spec, b.run, braidv1.TaskState_TASK_STATE_RUNNING, nil)
+			}
+		}
+	}()
 	err := runGuarded(j.ctx, b.run, b.spec.Ctx.Logger)
+	close(stop)
+	<-progress // NB: the final report must not overtake a progress report.
 	if w, ok := b.spec.Ctx.Results.(*resultWriter); ok && err != nil {
 		// The sink did not end its results: release the stream.
 		w.mu.Lock()
@@ -294,6 +313,9 @@ func (tm *TaskManager) run(j *runningJob, b built) {
 		tm.report(b.spec, b.run, braidv1.TaskState_TASK_STATE_FAILED, err)
 	}
 }
+
+// progressInterval is how often a running subtask reports its counters.
+const progressInterval = time.Second
 
 // runGuarded runs r, turning a panic into an error with the stack logged.
 func runGuarded(ctx context.Context, r Subtask, log *zap.Logger) (err error) {
