@@ -159,6 +159,9 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if s.Having != nil {
 		return nil, unsupported(s.Having.Position(), "HAVING")
 	}
+	if len(s.Windows) > 0 {
+		return nil, unsupported(s.Windows[0].Pos, "the WINDOW clause")
+	}
 	var in node
 	sc := &scope{}
 	if s.From != nil {
@@ -367,6 +370,7 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 	if err != nil {
 		return nil, nil, errorf(t.Name.Pos, "%v", err)
 	}
+	scan.pos = t.Name.Pos
 	alias := t.Name.Object()
 	sc := &scope{}
 	for _, f := range scan.out {

@@ -15,6 +15,7 @@ type node interface {
 // scanNode reads a table. The source produces phys; exprs, when set,
 // compute every declared column (computed ones included) from phys.
 type scanNode struct {
+	pos   ast.Pos
 	table *catalog.Table
 	phys  types.Schema
 	exprs []*expr.Expr

@@ -123,7 +123,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 	kind, cfg, maxPar, err := ph.p.Connectors.SourceSpec(n.table, !ph.p.Options.Follow)
 	if err != nil {
-		return nil, fmt.Errorf("table %s.%s: %w", n.table.Database, n.table.Name, err)
+		return nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("table %s.%s cannot be read: %v", n.table.Database, n.table.Name, err)}
 	}
 	par := ph.parallelism
 	if maxPar > 0 && par > maxPar {
