@@ -186,8 +186,12 @@ func tree(e ast.Node) string {
 	return b.String()
 }
 
+// conformanceFiles is the project's copy of the users' tutorial SQL, kept
+// with the end-to-end suite that runs it.
+const conformanceFiles = "../../e2e/testdata/conformance/*.sql"
+
 func TestConformanceFilesParse(t *testing.T) {
-	files, err := filepath.Glob("testdata/conformance/*.sql")
+	files, err := filepath.Glob(conformanceFiles)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no conformance files: %v", err)
 	}
@@ -304,7 +308,7 @@ func FuzzParse(f *testing.F) {
 }
 
 func BenchmarkParseScript(b *testing.B) {
-	files, _ := filepath.Glob("testdata/conformance/*.sql")
+	files, _ := filepath.Glob(conformanceFiles)
 	var all strings.Builder
 	for _, f := range files {
 		src, _ := os.ReadFile(f)
