@@ -25,8 +25,10 @@ test: build
 test-short:
 	$(GO) test -short -count=1 ./...
 
+## bench: the benchmarks of the exchange, shuffle, join and state, then the CLI runners.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 2x ./shuffle/ ./operators/ ./state/
+	$(GO) test -run '^$$' -bench . ./shuffle/ ./operators/ ./state/ ./bench/
+	$(BIN)/braid bench all
 
 ## proto: regenerate the committed protobuf code (needs protoc; .ci/run installs it).
 proto:
