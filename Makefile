@@ -27,8 +27,10 @@ test-short:
 
 ## bench: the benchmarks of the exchange, shuffle, join and state, then the CLI runners.
 bench: build
-	$(GO) test -run '^$$' -bench . ./shuffle/ ./operators/ ./state/ ./bench/
-	$(BIN)/braid bench all
+	$(GO) test -run '^$$' -bench . -skip Spill ./shuffle/ ./operators/ ./state/ ./bench/
+	$(BIN)/braid bench local-exchange
+	$(BIN)/braid bench remote-shuffle
+	$(BIN)/braid bench join
 
 ## proto: regenerate the committed protobuf code (needs protoc; .ci/run installs it).
 proto:

@@ -349,3 +349,7 @@ func (o *joinOutput) filter(b types.Batch) (types.Batch, error) {
 }
 
 func (o *joinOutput) release() { o.rb.Release() }
+
+// StateStats reports the join state's cache and spill counters; valid
+// between Open and Close.
+func (j *InnerJoin) StateStats() state.Stats { return j.be.Stats() }
