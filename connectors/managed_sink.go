@@ -103,6 +103,9 @@ func (s *ManagedSink) Process(_ int, b types.Batch, _ operators.Collector) error
 	if err := checkColumns(b.Rec.Schema(), s.schema); err != nil {
 		return fmt.Errorf("managed table: topic %q: %w", s.spec.Topic, err)
 	}
+	if err := checkNotNull(b, s.spec.Schema); err != nil {
+		return err
+	}
 	v, err := encodeBatch(s.schema, b, s.lastSize+s.lastSize/8)
 	if err != nil {
 		return fmt.Errorf("managed table: topic %q: encode batch: %w", s.spec.Topic, err)
@@ -156,5 +159,16 @@ func (s *ManagedSink) Close() error {
 	s.cancel()
 	s.cl.Close()
 	s.cl = nil
+	return nil
+}
+
+// checkNotNull fails on a NULL in a NOT NULL column (a primary key column,
+// say), as Flink's default table.exec.sink.not-null-enforcer=ERROR does.
+func checkNotNull(b types.Batch, schema types.Schema) error {
+	for i, f := range schema {
+		if f.Type.NotNull && b.Column(i).NullN() > 0 {
+			return fmt.Errorf("column '%s' is NOT NULL, however, a null value is being written into it", f.Name)
+		}
+	}
 	return nil
 }

@@ -21,6 +21,7 @@ const (
 	KindDatagen       = "datagen"        // DatagenSpec (source)
 	KindPrint         = "print"          // PrintSpec (sink)
 	KindBlackhole     = "blackhole"      // BlackholeSpec (sink)
+	KindNormalize     = "normalize"      // NormalizeSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -44,6 +45,16 @@ type JoinSpec struct {
 	// columns) that a match must also satisfy; nil when there is none.
 	Residual     *expr.Expr   `json:"residual,omitempty"`
 	OutputSchema types.Schema `json:"output_schema"`
+}
+
+// NormalizeSpec turns an upsert stream (each row the latest version of its
+// key; -D deletes the key) into a changelog with retractions, keeping the
+// last row of each key: a new key emits +I, a changed row -U old and +U new,
+// a delete -D old. An unchanged row emits nothing and -U rows are ignored.
+// Its input is hash-partitioned on Keys.
+type NormalizeSpec struct {
+	Schema types.Schema `json:"schema"`
+	Keys   []int        `json:"keys"`
 }
 
 // ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES

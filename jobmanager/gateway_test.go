@@ -336,3 +336,81 @@ func TestExpressionsEndToEnd(t *testing.T) {
 	got = run(t, s, "SELECT FROM_UNIXTIME(44), CAST(TIMESTAMP '2024-01-01 00:00:00' AS TIMESTAMP_LTZ(3));").sorted()
 	equal(t, "in Asia/Tokyo", got, []string{"+I[1970-01-01 09:00:44, 2024-01-01 00:00:00.000]"})
 }
+
+// TestUpsertTable: a managed table with a primary key keeps the latest row
+// of each key; reading it yields a changelog that joins and results apply.
+func TestUpsertTable(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	run(t, s, `CREATE TABLE prices (item STRING, price INT, PRIMARY KEY (item) NOT ENFORCED);
+		CREATE TABLE orders (id INT, item STRING);
+		INSERT INTO prices VALUES ('pen', 1), ('ink', 5);
+		INSERT INTO prices VALUES ('pen', 2);
+		INSERT INTO orders VALUES (1, 'pen'), (2, 'ink'), (3, 'cap');`)
+	var pen, ink []string
+	for _, r := range run(t, s, "SELECT item, price FROM prices;").rows {
+		if strings.Contains(r, "pen") {
+			pen = append(pen, r)
+		} else {
+			ink = append(ink, r)
+		}
+	}
+	// Keys are normalized in parallel: order holds within a key.
+	equal(t, "changelog of key pen", pen, []string{"+I[pen, 1]", "-U[pen, 1]", "+U[pen, 2]"})
+	equal(t, "changelog of key ink", ink, []string{"+I[ink, 5]"})
+	got := run(t, s, "SELECT o.id, p.price FROM orders o JOIN prices p ON o.item = p.item;").rows
+	// Apply the changelog: the final result holds the latest price.
+	final := map[string]int{}
+	for _, r := range got {
+		if strings.HasPrefix(r, "+") {
+			final[r[2:]]++
+		} else {
+			final[r[2:]]--
+		}
+	}
+	var rows []string
+	for r, n := range final {
+		if n > 0 {
+			rows = append(rows, r)
+		}
+	}
+	sort.Strings(rows)
+	equal(t, "join over the upsert table", rows, []string{"[1, 2]", "[2, 5]"})
+	err := s.Execute(context.Background(), "INSERT INTO prices VALUES (CAST(NULL AS STRING), 3);", false, newRows())
+	if err == nil || !strings.Contains(err.Error(), "column 'item' is NOT NULL") {
+		t.Fatalf("NULL into a primary key column: %v", err)
+	}
+}
+
+// TestUpsertIntoUpsertTable: updates flow from one upsert table into
+// another; an append-only table refuses them at planning time.
+func TestUpsertIntoUpsertTable(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	run(t, s, `CREATE TABLE prices (item STRING, price INT, PRIMARY KEY (item) NOT ENFORCED);
+		CREATE TABLE latest (item STRING, price INT, PRIMARY KEY (item) NOT ENFORCED);
+		CREATE TABLE log (item STRING, price INT);
+		INSERT INTO prices VALUES ('pen', 1), ('ink', 5);
+		INSERT INTO prices VALUES ('pen', 2);
+		INSERT INTO latest SELECT item, price * 10 FROM prices;`)
+	final := map[string]bool{}
+	for _, r := range run(t, s, "SELECT * FROM latest;").rows {
+		switch r[:2] {
+		case "+I", "+U":
+			final[r[2:]] = true
+		default:
+			delete(final, r[2:])
+		}
+	}
+	if len(final) != 2 || !final["[pen, 20]"] || !final["[ink, 50]"] {
+		t.Fatalf("latest holds %v, want [pen, 20] and [ink, 50]", final)
+	}
+	err := s.Execute(context.Background(), "INSERT INTO log SELECT item, price FROM prices;", false, newRows())
+	if err == nil || !strings.Contains(err.Error(), "doesn't support consuming update and delete changes") {
+		t.Fatalf("updates into an append-only table: %v", err)
+	}
+}

@@ -19,6 +19,9 @@ type stream struct {
 	// calc is the spec of the vertex's last operator when it is a calc that
 	// later calcs may merge into.
 	calc *jobgraph.CalcSpec
+	// changes names the operator whose updates and deletes the stream
+	// carries (as Flink names it in errors); "" for an insert-only stream.
+	changes string
 }
 
 // graphBuilder assembles a JobGraph.
@@ -72,7 +75,7 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *braidv1.OperatorSpe
 	if parallelism == int(s.vertex.Parallelism) {
 		s.vertex.Chain = append(s.vertex.Chain, op)
 		s.vertex.Name += " -> " + op.Name
-		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded}
+		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, changes: s.changes}
 	}
 	v := b.vertex(op.Name, parallelism, 1, op)
 	p := braidv1.Partitioning_PARTITIONING_REBALANCE
@@ -80,7 +83,7 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *braidv1.OperatorSpe
 		p = braidv1.Partitioning_PARTITIONING_SINGLE
 	}
 	b.edge(s.vertex, v, 0, p, nil)
-	return &stream{vertex: v, schema: out, bounded: s.bounded}
+	return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes}
 }
 
 // join starts a two-input vertex fed by hash edges on the key columns.
@@ -88,7 +91,11 @@ func (b *graphBuilder) join(name string, parallelism int, op *braidv1.OperatorSp
 	v := b.vertex(name, parallelism, 2, op)
 	b.edge(left.vertex, v, 0, braidv1.Partitioning_PARTITIONING_HASH, leftKeys)
 	b.edge(right.vertex, v, 1, braidv1.Partitioning_PARTITIONING_HASH, rightKeys)
-	return &stream{vertex: v, schema: out, bounded: left.bounded && right.bounded}
+	changes := ""
+	if left.changes != "" || right.changes != "" {
+		changes = "Join(joinType=[InnerJoin])"
+	}
+	return &stream{vertex: v, schema: out, bounded: left.bounded && right.bounded, changes: changes}
 }
 
 // validate checks the graph's shape: every vertex with inputs has edges into

@@ -2,7 +2,9 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -108,7 +110,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 		if merged.Filter != nil {
 			last.Name = "Calc(filter)"
 		}
-		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, calc: merged}
+		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, calc: merged, changes: s.changes}
 	}
 	name := "Calc"
 	if filter != nil {
@@ -131,10 +133,41 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 	}
 	name := "Source: " + n.table.Name
 	s := ph.b.source(name, par, &braidv1.OperatorSpec{Kind: kind, Name: name, Config: cfg}, n.phys, sourceBounded(n, !ph.p.Options.Follow))
+	if keys := upsertKeys(n.table, n.phys); keys != nil {
+		// A managed table with a primary key holds upserts: the latest row
+		// of each key wins. Normalizing them by key yields the changelog
+		// with retractions the rest of the plan expects.
+		spec := jobgraph.NormalizeSpec{Schema: n.phys, Keys: keys}
+		v := ph.b.vertex("ChangelogNormalize", ph.parallelism, 1, op(jobgraph.KindNormalize, "ChangelogNormalize", spec))
+		ph.b.edge(s.vertex, v, 0, braidv1.Partitioning_PARTITIONING_HASH, keys)
+		keyNames := make([]string, len(keys))
+		for i, k := range keys {
+			keyNames[i] = n.phys[k].Name
+		}
+		s = &stream{vertex: v, schema: n.phys, bounded: s.bounded,
+			changes: "ChangelogNormalize(key=[" + strings.Join(keyNames, ", ") + "])"}
+	}
 	if n.exprs != nil {
 		s = ph.calc(s, nil, n.exprs, n.out)
 	}
 	return s, nil
+}
+
+// upsertKeys returns the primary key columns of a managed table in its
+// physical schema, or nil when the table is not an upsert table.
+func upsertKeys(t *catalog.Table, phys types.Schema) []int {
+	if !t.Managed() || len(t.PrimaryKey) == 0 {
+		return nil
+	}
+	var keys []int
+	for _, k := range t.PrimaryKey {
+		for i, f := range phys {
+			if f.Name == k {
+				keys = append(keys, i)
+			}
+		}
+	}
+	return keys
 }
 
 // sourceBounded reports whether a table's source ends by itself.
@@ -160,8 +193,11 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 	// A union is a vertex whose single input is fed by every branch.
 	spec := jobgraph.CalcSpec{InputSchema: n.out, Projections: identity(n.out), OutputSchema: n.out}
 	v := ph.b.vertex("Union", ph.parallelism, 1, op(jobgraph.KindCalc, "Union", spec))
-	bounded := true
+	bounded, changes := true, ""
 	for _, s := range ins {
+		if s.changes != "" {
+			changes = s.changes
+		}
 		p := braidv1.Partitioning_PARTITIONING_REBALANCE
 		if s.vertex.Parallelism == v.Parallelism {
 			p = braidv1.Partitioning_PARTITIONING_FORWARD
@@ -169,7 +205,7 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 		ph.b.edge(s.vertex, v, 0, p, nil)
 		bounded = bounded && s.bounded
 	}
-	return &stream{vertex: v, schema: n.out, bounded: bounded}, nil
+	return &stream{vertex: v, schema: n.out, bounded: bounded, changes: changes}, nil
 }
 
 // joinBelow returns n as a join when it is one, or a filter over one; the
