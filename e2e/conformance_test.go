@@ -19,6 +19,10 @@ var supported = []string{
 	"seed-regular-join-inner",
 	"seed-regular-join-filter",
 	"seed-merge-streams",
+	"seed-regular-join-left",
+	"seed-regular-join-right",
+	"seed-regular-join-full",
+	"seed-regular-join-cross",
 	// Runs as a regular join whose time condition is a residual predicate:
 	// the final result is right, but state is not yet cleaned up by
 	// watermarks as an interval join's is.

@@ -14,6 +14,7 @@ import (
 const (
 	KindCalc          = "calc"           // CalcSpec
 	KindJoinInner     = "join_inner"     // JoinSpec
+	KindJoinOuter     = "join_outer"     // JoinSpec with OuterLeft and/or OuterRight
 	KindValues        = "values"         // ValuesSpec (source)
 	KindCollect       = "collect"        // CollectSpec (sink)
 	KindManagedSource = "managed_source" // ManagedSourceSpec (source)
@@ -45,6 +46,11 @@ type JoinSpec struct {
 	// columns) that a match must also satisfy; nil when there is none.
 	Residual     *expr.Expr   `json:"residual,omitempty"`
 	OutputSchema types.Schema `json:"output_schema"`
+	// OuterLeft and OuterRight make the join a LEFT (left rows without a
+	// match are emitted padded with NULLs), RIGHT or, with both, FULL outer
+	// join. Outer joins take no Residual yet.
+	OuterLeft  bool `json:"outer_left,omitempty"`
+	OuterRight bool `json:"outer_right,omitempty"`
 }
 
 // NormalizeSpec turns an upsert stream (each row the latest version of its

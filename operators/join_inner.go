@@ -292,6 +292,25 @@ func (o *joinOutput) appendPadded(input int, cols []arrow.Array, i int, kind int
 	o.kinds = append(o.kinds, kind)
 }
 
+// appendStoredPadded appends the encoded row `stored` of input `input` with
+// NULLs for the other side's columns.
+func (o *joinOutput) appendStoredPadded(input int, stored []byte, kind int8) error {
+	var err error
+	if input == 0 {
+		err = o.rb.Decoder(0, o.nLeft).Append(stored)
+		o.rb.AppendNulls(o.nLeft, o.nRight)
+	} else {
+		o.rb.AppendNulls(0, o.nLeft)
+		err = o.rb.Decoder(o.nLeft, o.nRight).Append(stored)
+	}
+	if err != nil {
+		return fmt.Errorf("operators: join state holds a bad row: %w", err)
+	}
+	o.rb.EndRow()
+	o.kinds = append(o.kinds, kind)
+	return nil
+}
+
 // flush emits the rows built so far, if any, as one batch.
 func (o *joinOutput) flush(out Collector) error {
 	if o.rb.Len() == 0 {

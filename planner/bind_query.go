@@ -317,11 +317,6 @@ func applyAlias(sc *scope, a *ast.TableAlias) (*scope, error) {
 }
 
 func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
-	switch j.Kind {
-	case ast.InnerJoin, ast.CrossJoin, ast.CommaJoin:
-	default:
-		return nil, nil, unsupported(j.Pos, string(j.Kind))
-	}
 	l, lsc, err := b.bindFrom(j.L)
 	if err != nil {
 		return nil, nil, err
@@ -342,11 +337,23 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 		}
 	case len(j.Using) > 0:
 		return nil, nil, unsupported(j.Using[0].Pos, "JOIN ... USING")
-	case j.Kind == ast.InnerJoin:
-		return nil, nil, errorf(j.Pos, "JOIN needs an ON condition")
+	case j.Kind != ast.CrossJoin && j.Kind != ast.CommaJoin:
+		return nil, nil, errorf(j.Pos, "%s needs an ON condition", j.Kind)
 	}
-	out := append(append(types.Schema{}, l.schema()...), r.schema()...)
-	return &joinNode{pos: j.Pos, left: l, right: r, cond: cond, out: out}, sc, nil
+	n := &joinNode{pos: j.Pos, left: l, right: r, cond: cond,
+		outerLeft:  j.Kind == ast.LeftJoin || j.Kind == ast.FullJoin,
+		outerRight: j.Kind == ast.RightJoin || j.Kind == ast.FullJoin}
+	// Above an outer join, the columns of a side that is padded with NULLs
+	// are nullable.
+	lw := len(l.schema())
+	for i, f := range append(append(types.Schema{}, l.schema()...), r.schema()...) {
+		if (i < lw && n.outerRight) || (i >= lw && n.outerLeft) {
+			f.Type = f.Type.WithNullable(true)
+			sc.cols[i].typ = f.Type
+		}
+		n.out = append(n.out, f)
+	}
+	return n, sc, nil
 }
 
 func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {

@@ -86,11 +86,16 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *braidv1.OperatorSpe
 	return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes}
 }
 
-// join starts a two-input vertex fed by hash edges on the key columns.
+// join starts a two-input vertex fed by hash edges on the key columns, or,
+// for a join without keys, by edges that send everything to its one subtask.
 func (b *graphBuilder) join(name string, parallelism int, op *braidv1.OperatorSpec, left, right *stream, leftKeys, rightKeys []int, out types.Schema) *stream {
 	v := b.vertex(name, parallelism, 2, op)
-	b.edge(left.vertex, v, 0, braidv1.Partitioning_PARTITIONING_HASH, leftKeys)
-	b.edge(right.vertex, v, 1, braidv1.Partitioning_PARTITIONING_HASH, rightKeys)
+	p := braidv1.Partitioning_PARTITIONING_HASH
+	if len(leftKeys) == 0 {
+		p = braidv1.Partitioning_PARTITIONING_SINGLE
+	}
+	b.edge(left.vertex, v, 0, p, leftKeys)
+	b.edge(right.vertex, v, 1, p, rightKeys)
 	changes := ""
 	if left.changes != "" || right.changes != "" {
 		changes = "Join(joinType=[InnerJoin])"

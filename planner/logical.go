@@ -39,13 +39,31 @@ type projectNode struct {
 	out   types.Schema
 }
 
-// joinNode is an inner join (a cross join has a nil cond); its output is
-// the left columns then the right columns.
+// joinNode is a regular join (a cross join has a nil cond); its output is
+// the left columns then the right columns. outerLeft keeps left rows without
+// a match, padded with NULLs (LEFT JOIN), outerRight right ones (RIGHT JOIN);
+// both make a FULL JOIN.
 type joinNode struct {
-	pos         ast.Pos
-	left, right node
-	cond        *expr.Expr
-	out         types.Schema
+	pos                   ast.Pos
+	left, right           node
+	cond                  *expr.Expr
+	out                   types.Schema
+	outerLeft, outerRight bool
+}
+
+func (n *joinNode) outer() bool { return n.outerLeft || n.outerRight }
+
+// kindName is the join type as Flink's plans name it.
+func (n *joinNode) kindName() string {
+	switch {
+	case n.outerLeft && n.outerRight:
+		return "FullOuterJoin"
+	case n.outerLeft:
+		return "LeftOuterJoin"
+	case n.outerRight:
+		return "RightOuterJoin"
+	}
+	return "InnerJoin"
 }
 
 // unionNode is UNION ALL of inputs with equal column types.

@@ -216,7 +216,9 @@ func joinBelow(n node) *joinNode {
 	case *joinNode:
 		return n
 	case *filterNode:
-		if j := joinBelow(n.input); j != nil {
+		// NB: a WHERE over an outer join filters its padded rows too, so it
+		// stays above the join.
+		if j := joinBelow(n.input); j != nil && !j.outer() {
 			c := *j
 			c.cond = and(append(conjuncts(j.cond), conjuncts(n.cond)...))
 			return &c
@@ -237,10 +239,13 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	for _, c := range conjuncts(n.cond) {
 		side := sideOf(c, lw)
 		switch {
-		case side == sideLeft:
+		// NB: a condition on one side filters that side's rows before the
+		// join, unless the side is preserved by an outer join: its rows
+		// that fail the condition must still appear, padded.
+		case side == sideLeft && !n.outerLeft:
 			leftFilters = append(leftFilters, c)
 			continue
-		case side == sideRight:
+		case side == sideRight && !n.outerRight:
 			rightFilters = append(rightFilters, remap(c, func(i int) int { return i - lw }))
 			continue
 		}
@@ -258,8 +263,11 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		}
 		residual = append(residual, c)
 	}
-	if len(leftKeys) == 0 {
-		return nil, nil, &Error{Pos: n.pos, Msg: "a join without an equality condition between its two inputs (a cross or theta join) is not supported yet"}
+	if n.outer() && len(residual) > 0 {
+		return nil, nil, &Error{Pos: n.pos, Msg: "an outer join condition other than equalities between the two inputs and conditions on the side padded with NULLs is not supported yet"}
+	}
+	if n.outer() && len(leftKeys) == 0 {
+		return nil, nil, &Error{Pos: n.pos, Msg: "an outer join without an equality condition between its two inputs is not supported yet"}
 	}
 	// The columns each side must send.
 	used := append([]bool(nil), need...)
@@ -322,6 +330,11 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		return len(ls.schema) + rmap(i-lw)
 	}
 	out := append(append(types.Schema{}, ls.schema...), rs.schema...)
+	for i := range out {
+		if (i < len(ls.schema) && n.outerRight) || (i >= len(ls.schema) && n.outerLeft) {
+			out[i].Type = out[i].Type.WithNullable(true)
+		}
+	}
 	spec := jobgraph.JoinSpec{
 		LeftSchema:   ls.schema,
 		RightSchema:  rs.schema,
@@ -329,8 +342,25 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		RightKeys:    rk,
 		Residual:     remap(and(residual), where),
 		OutputSchema: out,
+		OuterLeft:    n.outerLeft,
+		OuterRight:   n.outerRight,
 	}
-	return ph.b.join("Join", ph.parallelism, op(jobgraph.KindJoinInner, "Join", spec), ls, rs, lk, rk, out), where, nil
+	kind, name := jobgraph.KindJoinInner, "Join"
+	if n.outer() {
+		kind, name = jobgraph.KindJoinOuter, "Join("+n.kindName()+")"
+	}
+	par := ph.parallelism
+	if len(lk) == 0 {
+		// NB: a join without keys pairs every row with every row of the
+		// other side: one subtask holds both sides.
+		par, name = 1, "Join(cross)"
+	}
+	js := ph.b.join(name, par, op(kind, name, spec), ls, rs, lk, rk, out)
+	if n.outer() {
+		// Padded rows are deleted when a match arrives, whatever the inputs.
+		js.changes = "Join(joinType=[" + n.kindName() + "])"
+	}
+	return js, where, nil
 }
 
 // pruneSide applies a side's pushed-down filters and keeps the columns used
