@@ -23,6 +23,7 @@ var supported = []string{
 	"seed-regular-join-right",
 	"seed-regular-join-full",
 	"seed-regular-join-cross",
+	"seed-regular-join-ttl-hint",
 	// Runs as a regular join whose time condition is a residual predicate:
 	// the final result is right, but state is not yet cleaned up by
 	// watermarks as an interval join's is.

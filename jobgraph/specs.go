@@ -51,6 +51,11 @@ type JoinSpec struct {
 	// join. Outer joins take no Residual yet.
 	OuterLeft  bool `json:"outer_left,omitempty"`
 	OuterRight bool `json:"outer_right,omitempty"`
+	// LeftTTLMs and RightTTLMs are how long a side keeps a row after its
+	// last write (table.exec.state.ttl or the STATE_TTL hint); 0 keeps it
+	// forever.
+	LeftTTLMs  int64 `json:"left_ttl_ms,omitempty"`
+	RightTTLMs int64 `json:"right_ttl_ms,omitempty"`
 }
 
 // NormalizeSpec turns an upsert stream (each row the latest version of its

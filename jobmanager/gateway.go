@@ -473,6 +473,10 @@ func checkSetting(o *ast.Option) error {
 		if err != nil || (n < 1 && !(n == -1 && o.Key == "table.exec.resource.default-parallelism")) {
 			return userErr(o.Pos, "'%s' must be a positive integer, got '%s'", o.Key, o.Value)
 		}
+	case "table.exec.state.ttl":
+		if _, err := planner.ParseDuration(o.Value); err != nil {
+			return userErr(o.Pos, "'table.exec.state.ttl': %v", err)
+		}
 	case "table.local-time-zone":
 		if _, err := types.LoadZone(o.Value); err != nil {
 			return userErr(o.Pos, "%v", err)

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/cockroachdb/pebble/v2/vfs"
@@ -101,6 +102,8 @@ func (j *InnerJoin) Open(ctx *Context) error {
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))
+	j.sides[0].state.SetTTL(time.Duration(j.spec.LeftTTLMs)*time.Millisecond, ctx.Now)
+	j.sides[1].state.SetTTL(time.Duration(j.spec.RightTTLMs)*time.Millisecond, ctx.Now)
 	var residual *expr.Filter
 	if j.spec.Residual != nil {
 		env, err := expr.EnvFromConfig(ctx.Config)

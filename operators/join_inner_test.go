@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -364,5 +365,54 @@ func TestInnerJoinSpecErrors(t *testing.T) {
 	}
 	if _, err := NewOperator(jobgraph.KindJoinInner, []byte("{")); err == nil {
 		t.Error("bad config accepted")
+	}
+}
+
+// TestJoinStateTTL: a side's rows stop matching once their time to live has
+// passed since their last write.
+func TestJoinStateTTL(t *testing.T) {
+	for _, kind := range []string{jobgraph.KindJoinInner, jobgraph.KindJoinOuter} {
+		spec := baseSpec()
+		spec.OuterLeft = kind == jobgraph.KindJoinOuter
+		spec.LeftTTLMs = time.Hour.Milliseconds()
+		spec.RightTTLMs = (24 * time.Hour).Milliseconds()
+		op, err := NewOperator(kind, jobgraph.EncodeSpec(spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := time.UnixMilli(1_000_000)
+		if err := op.Open(&Context{StateDir: t.TempDir(), StateCacheBytes: 1 << 20, MaxParallelism: 128,
+			Now: func() time.Time { return clock }}); err != nil {
+			t.Fatal(err)
+		}
+		k := int64(1)
+		out := &collector{}
+		feed := func(input int, row jrow) {
+			b := buildBatch(input, []joinEvent{{input, types.Insert, row}})
+			if err := op.Process(input, b, out); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		feed(0, jrow{key: &k, v: 1, s: "a"})
+		clock = clock.Add(59 * time.Minute)
+		feed(1, jrow{key: &k, v: 2}) // the left row is 59 minutes old: a match
+		clock = clock.Add(2 * time.Minute)
+		feed(1, jrow{key: &k, v: 3}) // now 61 minutes: expired, no match
+		feed(0, jrow{key: &k, v: 4, s: "b"})
+		op.Close()
+		joined := 0
+		for _, r := range out.rows {
+			if !strings.Contains(r, "(null)") {
+				joined++
+			}
+		}
+		// a-2; then b arrives and meets both right rows (a day's TTL).
+		if joined != 3 {
+			t.Fatalf("%s: %d joined rows, want 3: %v", kind, joined, out.rows)
+		}
+		if strings.Contains(strings.Join(out.rows, " "), "a, 3, 1") {
+			t.Fatalf("%s: an expired row matched: %v", kind, out.rows)
+		}
 	}
 }

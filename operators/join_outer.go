@@ -3,6 +3,7 @@ package operators
 import (
 	"bytes"
 	"fmt"
+	"time"
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
@@ -75,6 +76,8 @@ func (j *OuterJoin) Open(ctx *Context) error {
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))
+	j.sides[0].state.SetTTL(time.Duration(j.spec.LeftTTLMs)*time.Millisecond, ctx.Now)
+	j.sides[1].state.SetTTL(time.Duration(j.spec.RightTTLMs)*time.Millisecond, ctx.Now)
 	j.out = newJoinOutput(j.spec.OutputSchema, len(j.spec.LeftSchema), (*expr.Filter)(nil))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -51,6 +52,9 @@ type Context struct {
 	// managed tables live.
 	Brokers []string
 	Logger  *zap.Logger
+	// Now is the processing-time clock (state TTL); nil means time.Now.
+	// Tests set it to move time by hand.
+	Now func() time.Time
 }
 
 // Operator transforms its input batches into output batches. The runtime

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
@@ -148,11 +149,6 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if s.Distinct {
 		return nil, unsupported(s.Pos, "SELECT DISTINCT")
 	}
-	for _, h := range s.Hints {
-		// Query hints change state retention or join strategy; running
-		// without them could keep state Flink would drop, so say so.
-		return nil, unsupported(h.Pos, "the "+strings.ToUpper(h.Name.Name)+" hint")
-	}
 	if len(s.GroupBy) > 0 {
 		return nil, unsupported(s.GroupBy[0].Position(), "GROUP BY")
 	}
@@ -171,6 +167,9 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		}
 	} else {
 		in = &valuesNode{rows: [][]*expr.Expr{{}}, out: types.Schema{}}
+	}
+	if err := applyHints(s.Hints, in); err != nil {
+		return nil, err
 	}
 	if s.Where != nil {
 		cond, err := bindExpr(sc, s.Where)
@@ -303,6 +302,73 @@ func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
 	return nil, nil, unsupported(te.Position(), "FROM item "+te.String())
 }
 
+// inputNames returns the names a hint may use for a join input: a table's
+// name and alias, or a subquery's alias.
+func inputNames(te ast.TableExpr) []string {
+	switch t := te.(type) {
+	case *ast.TableName:
+		names := []string{t.Name.Object()}
+		if t.Alias != nil {
+			names = append(names, t.Alias.Name.Name)
+		}
+		return names
+	case *ast.DerivedTable:
+		if t.Alias != nil {
+			return []string{t.Alias.Name.Name}
+		}
+	case *ast.ParenTable:
+		return inputNames(t.Table)
+	}
+	return nil
+}
+
+// applyHints applies a SELECT's hints to the joins of its FROM clause.
+// STATE_TTL('input' = 'duration', ...) sets how long the named join input
+// keeps its rows, as Flink's hint does; other hints are refused.
+func applyHints(hints []*ast.Hint, from node) error {
+	for _, h := range hints {
+		if !strings.EqualFold(h.Name.Name, "STATE_TTL") {
+			// Hints change state retention or join strategy; running without
+			// them could keep state Flink would drop, so say so.
+			return unsupported(h.Pos, "the "+strings.ToUpper(h.Name.Name)+" hint")
+		}
+		if len(h.Options) == 0 {
+			return errorf(h.Pos, "STATE_TTL takes 'input' = 'duration' pairs, as in STATE_TTL('o' = '1d')")
+		}
+		for _, o := range h.Options {
+			ttl, err := ParseDuration(o.Value)
+			if err != nil {
+				return errorf(o.Pos, "STATE_TTL for '%s': %v", o.Key, err)
+			}
+			if !setJoinTTL(from, o.Key, ttl) {
+				return errorf(o.Pos, "STATE_TTL names '%s', which is not an input of a join in this query", o.Key)
+			}
+		}
+	}
+	return nil
+}
+
+// setJoinTTL sets the TTL of every join input of the tree at n named name.
+func setJoinTTL(n node, name string, ttl time.Duration) bool {
+	j, ok := n.(*joinNode)
+	if !ok {
+		return false
+	}
+	found := false
+	for _, ln := range j.leftNames {
+		if ln == name {
+			j.leftTTL, found = &ttl, true
+		}
+	}
+	for _, rn := range j.rightNames {
+		if rn == name {
+			j.rightTTL, found = &ttl, true
+		}
+	}
+	l, r := setJoinTTL(j.left, name, ttl), setJoinTTL(j.right, name, ttl)
+	return found || l || r
+}
+
 func applyAlias(sc *scope, a *ast.TableAlias) (*scope, error) {
 	out := sc.withAlias(a.Name.Name)
 	if len(a.Columns) > 0 {
@@ -342,7 +408,8 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 	}
 	n := &joinNode{pos: j.Pos, left: l, right: r, cond: cond,
 		outerLeft:  j.Kind == ast.LeftJoin || j.Kind == ast.FullJoin,
-		outerRight: j.Kind == ast.RightJoin || j.Kind == ast.FullJoin}
+		outerRight: j.Kind == ast.RightJoin || j.Kind == ast.FullJoin,
+		leftNames:  inputNames(j.L), rightNames: inputNames(j.R)}
 	// Above an outer join, the columns of a side that is padded with NULLs
 	// are nullable.
 	lw := len(l.schema())

@@ -1,6 +1,8 @@
 package planner
 
 import (
+	"time"
+
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/sql/ast"
@@ -49,6 +51,12 @@ type joinNode struct {
 	cond                  *expr.Expr
 	out                   types.Schema
 	outerLeft, outerRight bool
+	// leftNames and rightNames name the inputs (table name and alias) when
+	// they are tables or aliased subqueries; hints refer to inputs by them.
+	leftNames, rightNames []string
+	// leftTTL and rightTTL come from a STATE_TTL hint; nil uses the
+	// session's table.exec.state.ttl.
+	leftTTL, rightTTL *time.Duration
 }
 
 func (n *joinNode) outer() bool { return n.outerLeft || n.outerRight }

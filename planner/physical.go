@@ -3,6 +3,7 @@ package planner
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
@@ -345,6 +346,12 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		OuterLeft:    n.outerLeft,
 		OuterRight:   n.outerRight,
 	}
+	if spec.LeftTTLMs, err = ph.stateTTL(n.leftTTL); err != nil {
+		return nil, nil, err
+	}
+	if spec.RightTTLMs, err = ph.stateTTL(n.rightTTL); err != nil {
+		return nil, nil, err
+	}
 	kind, name := jobgraph.KindJoinInner, "Join"
 	if n.outer() {
 		kind, name = jobgraph.KindJoinOuter, "Join("+n.kindName()+")"
@@ -386,6 +393,23 @@ func pruneSide(n node, filters []*expr.Expr, used []bool) (node, func(int) int) 
 		return n, m
 	}
 	return &projectNode{input: n, exprs: exprs, out: out}, m
+}
+
+// stateTTL is a hint's TTL, or else the session's table.exec.state.ttl, in
+// ms; 0 keeps state forever.
+func (ph *physical) stateTTL(hint *time.Duration) (int64, error) {
+	if hint != nil {
+		return hint.Milliseconds(), nil
+	}
+	v := ph.p.Options.Config["table.exec.state.ttl"]
+	if v == "" {
+		return 0, nil
+	}
+	d, err := ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("table.exec.state.ttl: %w", err)
+	}
+	return d.Milliseconds(), nil
 }
 
 // extend appends computed columns to s.

@@ -149,3 +149,58 @@ func TestJoinSendsOnlyNeededColumns(t *testing.T) {
 		t.Errorf("residual reads columns %v, want [4 1] (ship_ts_raw, order_ts_raw)", cols)
 	}
 }
+
+// TestStateTTL: the STATE_TTL hint sets each join input's TTL by table name
+// or alias; table.exec.state.ttl applies to the others.
+func TestStateTTL(t *testing.T) {
+	ctx := context.Background()
+	store := catalog.NewMemStore()
+	for _, ddl := range []string{"CREATE TABLE a (k INT, x INT)", "CREATE TABLE b (k INT, y INT)", "CREATE TABLE c (k INT, z INT)"} {
+		st, _ := parser.ParseStatement(ddl)
+		tbl, err := BuildTable(st.(*ast.CreateTableStmt), catalog.DefaultDatabase, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.CreateTable(ctx, tbl)
+	}
+	plan := func(sql string, config map[string]string) ([]jobgraph.JoinSpec, error) {
+		p := &Planner{Catalog: testCatalog{store}, Connectors: testConnectors{}, Options: Options{Parallelism: 2, Config: config}}
+		st, err := parser.ParseStatement(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := p.PlanQuery(ctx, st.(*ast.QueryStmt).Query, sql)
+		if err != nil {
+			return nil, err
+		}
+		var specs []jobgraph.JoinSpec
+		for _, v := range pl.Graph.Vertices {
+			for _, o := range v.Chain {
+				if o.Kind == jobgraph.KindJoinInner {
+					var s jobgraph.JoinSpec
+					jobgraph.DecodeSpec(o.Config, &s)
+					specs = append(specs, s)
+				}
+			}
+		}
+		return specs, nil
+	}
+	specs, err := plan("SELECT /*+ STATE_TTL('x1' = '3d', 'b' = '1 h') */ x FROM a AS x1 JOIN b ON x1.k = b.k JOIN c ON b.k = c.k",
+		map[string]string{"table.exec.state.ttl": "10 min"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	day, hour, tenMin := int64(24*3600*1000), int64(3600*1000), int64(600*1000)
+	if len(specs) != 2 || specs[0].LeftTTLMs != 3*day || specs[0].RightTTLMs != hour ||
+		specs[1].LeftTTLMs != tenMin || specs[1].RightTTLMs != tenMin {
+		t.Fatalf("TTLs %+v", specs)
+	}
+	if _, err := plan("SELECT /*+ STATE_TTL('nope' = '1d') */ x FROM a JOIN b ON a.k = b.k", nil); err == nil ||
+		!strings.Contains(err.Error(), "line 1, column 22: STATE_TTL names 'nope', which is not an input of a join") {
+		t.Fatalf("unknown input: %v", err)
+	}
+	if _, err := plan("SELECT /*+ STATE_TTL('a' = '1 fortnight') */ x FROM a JOIN b ON a.k = b.k", nil); err == nil ||
+		!strings.Contains(err.Error(), "unknown unit 'fortnight'") {
+		t.Fatalf("bad duration: %v", err)
+	}
+}

@@ -263,12 +263,20 @@ func (b *Backend) loadRows(e *entry) error {
 	}
 	for ok := it.First(); ok; ok = it.Next() {
 		row := append([]byte(nil), it.Key()[len(lo):]...)
-		n, w := binary.Uvarint(it.Value())
+		v := it.Value()
+		n, w := binary.Uvarint(v)
 		if w <= 0 || n == 0 {
 			it.Close()
 			return fmt.Errorf("state: corrupt multiset count under %x", it.Key())
 		}
-		e.rows = append(e.rows, MultisetRow{Row: row, Count: int64(n)})
+		var written uint64
+		if w < len(v) {
+			if written, w = binary.Uvarint(v[w:]); w <= 0 {
+				it.Close()
+				return fmt.Errorf("state: corrupt multiset write time under %x", it.Key())
+			}
+		}
+		e.rows = append(e.rows, MultisetRow{Row: row, Count: int64(n), WriteMs: int64(written)})
 		e.flags = append(e.flags, rowStored)
 	}
 	if err := it.Close(); err != nil {
@@ -363,6 +371,9 @@ func (b *Backend) writeEntry(batch *pebble.Batch, e *entry) {
 		b.wbuf = append(append(b.wbuf[:0], e.key...), e.rows[i].Row...)
 		n := len(b.wbuf)
 		b.wbuf = binary.AppendUvarint(b.wbuf, uint64(e.rows[i].Count))
+		if e.rows[i].WriteMs > 0 {
+			b.wbuf = binary.AppendUvarint(b.wbuf, uint64(e.rows[i].WriteMs))
+		}
 		_ = batch.Set(b.wbuf[:n], b.wbuf[n:], nil)
 		e.flags[i] = rowStored
 	}

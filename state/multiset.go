@@ -1,9 +1,14 @@
 package state
 
+import "time"
+
 // MultisetRow is one distinct row of a multiset and how many times it occurs.
 type MultisetRow struct {
 	Row   []byte
 	Count int64
+	// WriteMs is when the row was last written (ms since the epoch), kept
+	// when the state has a TTL; 0 otherwise.
+	WriteMs int64
 }
 
 // MultisetState holds, per key, a multiset of rows (encoded rows, opaque to
@@ -12,6 +17,37 @@ type MultisetRow struct {
 type MultisetState struct {
 	b  *Backend
 	id uint16
+	// ttlMs is the time to live of a row since its last write; 0 keeps rows
+	// forever.
+	ttlMs int64
+	now   func() time.Time
+}
+
+// SetTTL gives every row a time to live, as Flink's state TTL does it:
+// measured in processing time from the row's last write (OnCreateAndWrite:
+// Add refreshes it, Get does not), and an expired row is never returned
+// (NeverReturnExpired); it is removed when its key is next read or written.
+// ttl <= 0 keeps rows forever. now is the clock; nil means time.Now.
+func (s *MultisetState) SetTTL(ttl time.Duration, now func() time.Time) {
+	if now == nil {
+		now = time.Now
+	}
+	s.ttlMs, s.now = ttl.Milliseconds(), now
+}
+
+// expire removes the rows of e whose time to live has passed, and returns
+// the current time in ms (0 without a TTL).
+func (s *MultisetState) expire(e *entry) int64 {
+	if s.ttlMs <= 0 {
+		return 0
+	}
+	now := s.now().UnixMilli()
+	for i := len(e.rows) - 1; i >= 0; i-- {
+		if e.rows[i].WriteMs > 0 && now-e.rows[i].WriteMs >= s.ttlMs {
+			s.b.removeRow(e, i)
+		}
+	}
+	return now
 }
 
 // Add adds delta occurrences of row under key (delta < 0 removes). A row
@@ -29,6 +65,7 @@ func (s *MultisetState) Add(kg int, key, row []byte, delta int64) error {
 	if delta == 0 {
 		return nil
 	}
+	now := s.expire(e)
 	c := &s.b.cache
 	i := e.find(row)
 	if i < 0 {
@@ -36,7 +73,7 @@ func (s *MultisetState) Add(kg int, key, row []byte, delta int64) error {
 			return nil
 		}
 		r := append([]byte(nil), row...)
-		e.rows = append(e.rows, MultisetRow{Row: r, Count: delta})
+		e.rows = append(e.rows, MultisetRow{Row: r, Count: delta, WriteMs: now})
 		e.flags = append(e.flags, rowDirty)
 		add := int64(len(r) + rowOverhead)
 		if e.idx != nil {
@@ -54,10 +91,19 @@ func (s *MultisetState) Add(kg int, key, row []byte, delta int64) error {
 	e.dirty = true
 	if n := e.rows[i].Count + delta; n > 0 {
 		e.rows[i].Count = n
+		e.rows[i].WriteMs = now
 		e.flags[i] |= rowDirty
 		return nil
 	}
-	// Remove row i; keep a tombstone if Pebble has it.
+	s.b.removeRow(e, i)
+	return nil
+}
+
+// removeRow removes row i of a multiset entry, keeping a tombstone when
+// Pebble has the row.
+func (b *Backend) removeRow(e *entry, i int) {
+	c := &b.cache
+	e.dirty = true
 	r := e.rows[i].Row
 	if e.flags[i]&rowStored != 0 {
 		e.tombs = append(e.tombs, r)
@@ -77,7 +123,6 @@ func (s *MultisetState) Add(kg int, key, row []byte, delta int64) error {
 	e.rows[i], e.flags[i] = e.rows[last], e.flags[last]
 	e.rows[last] = MultisetRow{}
 	e.rows, e.flags = e.rows[:last], e.flags[:last]
-	return nil
 }
 
 // Get returns the rows under key with their counts, in no particular order.
@@ -92,6 +137,7 @@ func (s *MultisetState) Get(kg int, key []byte) ([]MultisetRow, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.expire(e)
 	return e.rows, nil
 }
 

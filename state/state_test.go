@@ -3,7 +3,9 @@ package state
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/pebble/v2/vfs"
 
@@ -326,5 +328,62 @@ func BenchmarkMultisetAddGet(b *testing.B) {
 			s := be.Stats()
 			b.ReportMetric(float64(s.Misses)/float64(s.Hits+s.Misses), "missratio")
 		})
+	}
+}
+
+// TestMultisetTTL: rows expire a TTL after their last write, whether they
+// sit in the cache or were written to Pebble and read back.
+func TestMultisetTTL(t *testing.T) {
+	for _, cache := range []int64{256, 64 << 20} {
+		fs := vfs.NewMem()
+		b := openMem(t, fs, cache)
+		clock := time.UnixMilli(1_000_000)
+		now := func() time.Time { return clock }
+		m := b.Multiset("rows")
+		m.SetTTL(time.Hour, now)
+		add := func(key, row string, d int64) {
+			if err := m.Add(1, []byte(key), []byte(row), d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		get := func(key string) []string {
+			rows, err := m.Get(1, []byte(key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var out []string
+			for _, r := range rows {
+				out = append(out, fmt.Sprintf("%s*%d", r.Row, r.Count))
+			}
+			sort.Strings(out)
+			return out
+		}
+		add("k", "a", 1)
+		add("k", "b", 2)
+		for i := 0; i < 50; i++ { // push k out of a tiny cache
+			add(fmt.Sprint("other", i), "x", 1)
+		}
+		clock = clock.Add(40 * time.Minute)
+		add("k", "b", 1) // a write refreshes b
+		if got := get("k"); fmt.Sprint(got) != "[a*1 b*3]" {
+			t.Fatalf("cache %d: before expiry %v", cache, got)
+		}
+		clock = clock.Add(30 * time.Minute) // a is 70 min old, b 30 min
+		if got := get("k"); fmt.Sprint(got) != "[b*3]" {
+			t.Fatalf("cache %d: after a expired %v", cache, got)
+		}
+		add("k", "a", -1) // retracting an expired row does nothing
+		clock = clock.Add(time.Hour)
+		if got := get("k"); len(got) != 0 {
+			t.Fatalf("cache %d: after b expired %v", cache, got)
+		}
+		add("k", "a", 1)
+		if got := get("k"); fmt.Sprint(got) != "[a*1]" {
+			t.Fatalf("cache %d: expired row written again %v", cache, got)
+		}
+		if err := b.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		b.Close()
 	}
 }
