@@ -57,8 +57,10 @@ func NewSQLGateway(jm *JobManager) *SQLGateway {
 // session is one client's SQL session. Statements of a session run one at
 // a time.
 type session struct {
-	id   string
-	exec sync.Mutex
+	id string
+	// lastUsed is when a statement last ran (guarded by the gateway's mu).
+	lastUsed time.Time
+	exec     sync.Mutex
 	// The fields below are guarded by exec.
 	config   map[string]string
 	database string
@@ -95,6 +97,10 @@ func (s *session) qualify(name []string) (db, obj string, err error) {
 	return "", "", fmt.Errorf("bad name %s", strings.Join(name, "."))
 }
 
+// sessionIdleTimeout is how long a session may go without a statement
+// before a new session's opening removes it.
+const sessionIdleTimeout = 24 * time.Hour
+
 func newID() string {
 	var b [8]byte
 	rand.Read(b[:])
@@ -116,6 +122,15 @@ func (g *SQLGateway) OpenSession(ctx context.Context, req *braidv1.OpenSessionRe
 		s.config[k] = v
 	}
 	g.mu.Lock()
+	now := time.Now()
+	s.lastUsed = now
+	for id, old := range g.mu.sessions {
+		// NB: clients that vanish without closing their sessions would
+		// otherwise leak them; an idle session keeps only small state.
+		if now.Sub(old.lastUsed) > sessionIdleTimeout {
+			delete(g.mu.sessions, id)
+		}
+	}
 	g.mu.sessions[s.id] = s
 	g.mu.Unlock()
 	return &braidv1.OpenSessionResponse{SessionId: s.id}, nil
@@ -137,6 +152,9 @@ func (g *SQLGateway) resolverFor() *connectors.Resolver {
 func (g *SQLGateway) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerStreamingServer[braidv1.ExecuteResponse]) error {
 	g.mu.Lock()
 	s := g.mu.sessions[req.SessionId]
+	if s != nil {
+		s.lastUsed = time.Now()
+	}
 	g.mu.Unlock()
 	if s == nil {
 		return status.Errorf(codes.NotFound, "session %s not found (it may have been closed, or the job manager restarted)", req.SessionId)
@@ -147,6 +165,11 @@ func (g *SQLGateway) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerStre
 	}
 	s.exec.Lock()
 	defer s.exec.Unlock()
+	defer func() {
+		g.mu.Lock()
+		s.lastUsed = time.Now()
+		g.mu.Unlock()
+	}()
 	out := &responder{stream: stream}
 	for i, st := range stmts {
 		out.stmt = int32(i)

@@ -252,6 +252,23 @@ func (j *Job) finish(status, msg string) {
 	j.jm.pool.Release(j.id)
 	j.endResults()
 	close(j.done)
+	j.jm.retire(j.id)
+}
+
+// endedJobsInMemory is how many ended jobs the job manager keeps with their
+// subtask details; older ones are described from their etcd records.
+const endedJobsInMemory = 256
+
+// retire notes that job id ended and forgets the oldest ended jobs beyond
+// endedJobsInMemory.
+func (jm *JobManager) retire(id string) {
+	jm.mu.Lock()
+	defer jm.mu.Unlock()
+	jm.mu.ended = append(jm.mu.ended, id)
+	for len(jm.mu.ended) > endedJobsInMemory {
+		delete(jm.mu.jobs, jm.mu.ended[0])
+		jm.mu.ended = jm.mu.ended[1:]
+	}
 }
 
 // deliver passes one result chunk to the handler. It reports whether the

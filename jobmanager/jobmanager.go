@@ -51,6 +51,8 @@ type JobManager struct {
 		sync.Mutex
 		gateway Gateway
 		jobs    map[string]*Job
+		// ended lists the ended jobs still in jobs, oldest first.
+		ended []string
 		// tms are the live task managers by id.
 		tms map[string]metastore.TaskManagerInfo
 		// conns are client connections to task managers by address.
