@@ -3,6 +3,7 @@ package jobmanager_test
 import (
 	"context"
 	"fmt"
+	mathrand "math/rand/v2"
 	"sort"
 	"strings"
 	"sync"
@@ -413,4 +414,125 @@ func TestUpsertIntoUpsertTable(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "doesn't support consuming update and delete changes") {
 		t.Fatalf("updates into an append-only table: %v", err)
 	}
+}
+
+// TestJoinsAgainstOracle runs random tables through inner, outer and cross
+// joins on the whole cluster (parallelism 4, rows crossing subtasks) and
+// compares the final results with a nested-loop join computed here.
+func TestJoinsAgainstOracle(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	r := mathrand.New(mathrand.NewPCG(42, 1))
+	type row struct {
+		k *int
+		v int
+	}
+
+	gen := func(n int) []row {
+		var rows []row
+		for i := 0; i < n; i++ {
+			var k *int
+			if r.IntN(8) > 0 {
+				x := r.IntN(12)
+				k = &x
+			}
+			rows = append(rows, row{k, r.IntN(5)})
+		}
+		return rows
+	}
+	values := func(rows []row) string {
+		var parts []string
+		for _, x := range rows {
+			k := "CAST(NULL AS INT)"
+			if x.k != nil {
+				k = fmt.Sprint(*x.k)
+			}
+			parts = append(parts, fmt.Sprintf("(%s, %d)", k, x.v))
+		}
+		return strings.Join(parts, ", ")
+	}
+	left, right := gen(60), gen(50)
+	run(t, s, "SET 'parallelism.default' = '4'; CREATE TABLE l (k INT, v INT); CREATE TABLE r (k INT, w INT);"+
+		"INSERT INTO l VALUES "+values(left)+"; INSERT INTO r VALUES "+values(right)+";")
+	str := func(k *int, v int, null bool) string {
+		if null {
+			return "NULL, NULL"
+		}
+		if k == nil {
+			return fmt.Sprintf("NULL, %d", v)
+		}
+		return fmt.Sprintf("%d, %d", *k, v)
+	}
+	oracle := func(outerL, outerR bool, cond func(a, b row) bool) []string {
+		var out []string
+		matchedR := make([]bool, len(right))
+		for _, a := range left {
+			m := false
+			for i, b := range right {
+				if cond(a, b) {
+					out = append(out, "["+str(a.k, a.v, false)+", "+str(b.k, b.v, false)+"]")
+					m, matchedR[i] = true, true
+				}
+			}
+			if !m && outerL {
+				out = append(out, "["+str(a.k, a.v, false)+", NULL, NULL]")
+			}
+		}
+		if outerR {
+			for i, b := range right {
+				if !matchedR[i] {
+					out = append(out, "[NULL, NULL, "+str(b.k, b.v, false)+"]")
+				}
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	eq := func(a, b row) bool { return a.k != nil && b.k != nil && *a.k == *b.k }
+	for _, tc := range []struct {
+		sql          string
+		outerL, outR bool
+		cond         func(a, b row) bool
+	}{
+		{"SELECT l.k, l.v, r.k, r.w FROM l JOIN r ON l.k = r.k", false, false, eq},
+		{"SELECT l.k, l.v, r.k, r.w FROM l JOIN r ON l.k = r.k AND l.v < r.w", false, false,
+			func(a, b row) bool { return eq(a, b) && a.v < b.v }},
+		{"SELECT l.k, l.v, r.k, r.w FROM l LEFT JOIN r ON l.k = r.k", true, false, eq},
+		{"SELECT l.k, l.v, r.k, r.w FROM l RIGHT JOIN r ON l.k = r.k AND l.v > 1", false, true,
+			func(a, b row) bool { return eq(a, b) && a.v > 1 }},
+		{"SELECT l.k, l.v, r.k, r.w FROM l FULL JOIN r ON r.k = l.k", true, true, eq},
+		{"SELECT l.k, l.v, r.k, r.w FROM l CROSS JOIN r WHERE l.v = r.w", false, false,
+			func(a, b row) bool { return a.v == b.v }},
+	} {
+		got := materializeRows(t, run(t, s, tc.sql+";").rows)
+		want := oracle(tc.outerL, tc.outR, tc.cond)
+		if strings.Join(got, "\n") != strings.Join(want, "\n") {
+			t.Fatalf("%s:\ngot  %d rows %v\nwant %d rows %v", tc.sql, len(got), got, len(want), want)
+		}
+	}
+}
+
+// materializeRows applies a changelog of "+I[...]" strings and returns the
+// remaining rows sorted, failing on a retraction of a missing row.
+func materializeRows(t *testing.T, changes []string) []string {
+	t.Helper()
+	count := map[string]int{}
+	for _, ch := range changes {
+		kind, row := ch[:2], ch[2:]
+		if kind == "+I" || kind == "+U" {
+			count[row]++
+		} else if count[row]--; count[row] < 0 {
+			t.Fatalf("%s retracts a row that is not in the result", ch)
+		}
+	}
+	var out []string
+	for row, n := range count {
+		for ; n > 0; n-- {
+			out = append(out, row)
+		}
+	}
+	sort.Strings(out)
+	return out
 }
