@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strings"
 	"time"
 
 	"google.golang.org/grpc"
@@ -107,6 +108,10 @@ func (c *Client) convert(ctx context.Context, err error) error {
 	case codes.Canceled:
 		return context.Canceled
 	case codes.Unavailable:
+		// NB: a connection that breaks mid-stream reads as EOF or a reset.
+		if strings.Contains(st.Message(), "EOF") || strings.Contains(st.Message(), "reset") {
+			return fmt.Errorf("lost the connection to the job manager at %s: %s", c.endpoint, st.Message())
+		}
 		return fmt.Errorf("cannot reach job manager at %s: %s", c.endpoint, st.Message())
 	}
 	return &ServerError{Code: st.Code(), Message: st.Message()}
