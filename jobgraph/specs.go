@@ -12,17 +12,18 @@ import (
 // operators.RegisterOperator / RegisterSource, whose config is the JSON of
 // the spec struct beside it.
 const (
-	KindCalc          = "calc"           // CalcSpec
-	KindJoinInner     = "join_inner"     // JoinSpec
-	KindJoinOuter     = "join_outer"     // JoinSpec with OuterLeft and/or OuterRight
-	KindValues        = "values"         // ValuesSpec (source)
-	KindCollect       = "collect"        // CollectSpec (sink)
-	KindManagedSource = "managed_source" // ManagedSourceSpec (source)
-	KindManagedSink   = "managed_sink"   // ManagedSinkSpec (sink)
-	KindDatagen       = "datagen"        // DatagenSpec (source)
-	KindPrint         = "print"          // PrintSpec (sink)
-	KindBlackhole     = "blackhole"      // BlackholeSpec (sink)
-	KindNormalize     = "normalize"      // NormalizeSpec
+	KindCalc           = "calc"            // CalcSpec
+	KindJoinInner      = "join_inner"      // JoinSpec
+	KindJoinOuter      = "join_outer"      // JoinSpec with OuterLeft and/or OuterRight
+	KindValues         = "values"          // ValuesSpec (source)
+	KindCollect        = "collect"         // CollectSpec (sink)
+	KindManagedSource  = "managed_source"  // ManagedSourceSpec (source)
+	KindManagedSink    = "managed_sink"    // ManagedSinkSpec (sink)
+	KindDatagen        = "datagen"         // DatagenSpec (source)
+	KindPrint          = "print"           // PrintSpec (sink)
+	KindBlackhole      = "blackhole"       // BlackholeSpec (sink)
+	KindNormalize      = "normalize"       // NormalizeSpec
+	KindGroupAggregate = "group_aggregate" // GroupAggSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -66,6 +67,46 @@ type JoinSpec struct {
 type NormalizeSpec struct {
 	Schema types.Schema `json:"schema"`
 	Keys   []int        `json:"keys"`
+}
+
+// Aggregate functions of AggCall.Func.
+const (
+	AggCount = "COUNT" // COUNT(x), or COUNT(*) with Arg -1
+	AggSum   = "SUM"
+	AggAvg   = "AVG"
+	AggMin   = "MIN"
+	AggMax   = "MAX"
+)
+
+// AggCall is one aggregate of a GroupAggSpec. Its result type is the
+// matching column of the spec's OutputSchema, as the planner typed it.
+type AggCall struct {
+	Func string `json:"func"`
+	// Arg is the input column aggregated; -1 for COUNT(*).
+	Arg int `json:"arg"`
+}
+
+// GroupAggSpec configures a streaming GROUP BY aggregate over a changelog,
+// as Flink's GroupAggregate runs it: per group, +I for the first row, -U
+// old and +U new when the result changes, -D when the group's last row is
+// retracted. Its input is hash-partitioned on Keys (a single subtask when
+// there are none: a global aggregate). The output is the key columns, then
+// one column per aggregate.
+type GroupAggSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys"`
+	Aggs        []AggCall    `json:"aggs"`
+	// OutputSchema is the key columns (with the input's types) followed by
+	// the aggregates' result types.
+	OutputSchema types.Schema `json:"output_schema"`
+	// InputRetracts is true when the input may carry -U/-D rows; MIN and
+	// MAX then keep every value of the group (with its count), so that
+	// retracting the current minimum finds the next one.
+	InputRetracts bool `json:"input_retracts,omitempty"`
+	// TTLMs is how long a group's state lives after its last write
+	// (table.exec.state.ttl); 0 keeps it forever. With a TTL, an update
+	// that leaves the result unchanged still emits -U/+U, as in Flink.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
 // ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES
