@@ -8,7 +8,8 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// aggregates are the functions the binder refuses outside a GROUP BY plan.
+// aggregates are the aggregate functions the binder knows; aggBinder runs
+// the supported ones.
 var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
 	"LISTAGG": true, "COLLECT": true, "FIRST_VALUE": true, "LAST_VALUE": true,
@@ -201,11 +202,17 @@ func resolve(pos ast.Pos, name string, args ...*expr.Expr) (*expr.Expr, error) {
 
 func bindCall(sc *scope, f *ast.FuncCall) (*expr.Expr, error) {
 	name := strings.ToUpper(f.FuncName())
-	if aggregates[name] {
-		return nil, unsupported(f.Pos, "aggregate function "+name)
-	}
 	if f.Over != nil || f.OverName != nil {
 		return nil, unsupported(f.Pos, "OVER windows")
+	}
+	if aggregates[name] {
+		switch {
+		case sc.aggs != nil:
+			return sc.aggs.bind(sc, f, name)
+		case sc.noAgg != "":
+			return nil, errorf(f.Pos, "%s", sc.noAgg)
+		}
+		return nil, errorf(f.Pos, "aggregate function %s is not allowed here", name)
 	}
 	if f.Star || f.Distinct {
 		return nil, errorf(f.Pos, "%s does not take * or DISTINCT", name)

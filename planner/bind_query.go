@@ -146,15 +146,6 @@ func (b *binder) bindValues(v *ast.Values) (node, error) {
 }
 
 func (b *binder) bindSelect(s *ast.Select) (node, error) {
-	if s.Distinct {
-		return nil, unsupported(s.Pos, "SELECT DISTINCT")
-	}
-	if len(s.GroupBy) > 0 {
-		return nil, unsupported(s.GroupBy[0].Position(), "GROUP BY")
-	}
-	if s.Having != nil {
-		return nil, unsupported(s.Having.Position(), "HAVING")
-	}
 	if len(s.Windows) > 0 {
 		return nil, unsupported(s.Windows[0].Pos, "the WINDOW clause")
 	}
@@ -172,7 +163,7 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		return nil, err
 	}
 	if s.Where != nil {
-		cond, err := bindExpr(sc, s.Where)
+		cond, err := bindExpr(sc.withoutAggs("Aggregate expression is illegal in WHERE clause"), s.Where)
 		if err != nil {
 			return nil, err
 		}
@@ -181,7 +172,12 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		}
 		in = &filterNode{input: in, cond: cond}
 	}
+	// Aggregate calls in the SELECT list and HAVING are collected as they
+	// are bound; any makes the query an aggregation.
+	agg := &aggBinder{width: len(sc.cols)}
+	isc := sc.withAggs(agg)
 	var exprs []*expr.Expr
+	var srcs []ast.Expr
 	var names []string
 	for i, item := range s.Items {
 		if star, ok := item.Expr.(*ast.Star); ok {
@@ -191,15 +187,17 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 			}
 			for _, c := range n {
 				exprs = append(exprs, expr.Column(c, sc.cols[c].typ))
+				srcs = append(srcs, star)
 				names = append(names, sc.cols[c].name)
 			}
 			continue
 		}
-		e, err := bindExpr(sc, item.Expr)
+		e, err := bindExpr(isc, item.Expr)
 		if err != nil {
 			return nil, err
 		}
 		exprs = append(exprs, e)
+		srcs = append(srcs, item.Expr)
 		switch {
 		case item.Alias != nil:
 			names = append(names, item.Alias.Name)
@@ -210,12 +208,32 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 			names = append(names, fmt.Sprintf("EXPR$%d", i))
 		}
 	}
+	var having *expr.Expr
+	if s.Having != nil {
+		var err error
+		if having, err = bindExpr(isc, s.Having); err != nil {
+			return nil, err
+		}
+		if having.Type.Kind != types.KindBoolean {
+			return nil, errorf(s.Having.Position(), "HAVING must be a BOOLEAN expression, got %s", having.Type)
+		}
+	}
 	names = uniquify(names)
 	out := make(types.Schema, len(exprs))
 	for i, e := range exprs {
 		out[i] = types.Field{Name: names[i], Type: e.Type}
 	}
-	return &projectNode{input: in, exprs: exprs, out: out}, nil
+	var n node = &projectNode{input: in, exprs: exprs, out: out}
+	if len(s.GroupBy) > 0 || having != nil || len(agg.calls) > 0 {
+		var err error
+		if n, err = bindGroupBy(s, in, sc, agg, exprs, srcs, out, having); err != nil {
+			return nil, err
+		}
+	}
+	if s.Distinct {
+		n = distinct(n)
+	}
+	return n, nil
 }
 
 func isColumnRef(e ast.Expr) bool {
@@ -395,7 +413,7 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 	var cond *expr.Expr
 	switch {
 	case j.On != nil:
-		if cond, err = bindExpr(sc, j.On); err != nil {
+		if cond, err = bindExpr(sc.withoutAggs("Aggregate expression is illegal in ON clause"), j.On); err != nil {
 			return nil, nil, err
 		}
 		if cond.Type.Kind != types.KindBoolean {

@@ -22,6 +22,9 @@ type stream struct {
 	// changes names the operator whose updates and deletes the stream
 	// carries (as Flink names it in errors); "" for an insert-only stream.
 	changes string
+	// updatesOnly is true when those changes hold updates but no deletes
+	// (a group aggregate over an insert-only input).
+	updatesOnly bool
 }
 
 // graphBuilder assembles a JobGraph.
@@ -75,7 +78,7 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *braidv1.OperatorSpe
 	if parallelism == int(s.vertex.Parallelism) {
 		s.vertex.Chain = append(s.vertex.Chain, op)
 		s.vertex.Name += " -> " + op.Name
-		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, changes: s.changes}
+		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, changes: s.changes, updatesOnly: s.updatesOnly}
 	}
 	v := b.vertex(op.Name, parallelism, 1, op)
 	p := braidv1.Partitioning_PARTITIONING_REBALANCE
@@ -83,7 +86,7 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *braidv1.OperatorSpe
 		p = braidv1.Partitioning_PARTITIONING_SINGLE
 	}
 	b.edge(s.vertex, v, 0, p, nil)
-	return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes}
+	return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes, updatesOnly: s.updatesOnly}
 }
 
 // join starts a two-input vertex fed by hash edges on the key columns, or,
@@ -100,7 +103,9 @@ func (b *graphBuilder) join(name string, parallelism int, op *braidv1.OperatorSp
 	if left.changes != "" || right.changes != "" {
 		changes = "Join(joinType=[InnerJoin])"
 	}
-	return &stream{vertex: v, schema: out, bounded: left.bounded && right.bounded, changes: changes}
+	// A join passes its inputs' row kinds through.
+	updatesOnly := changes != "" && (left.changes == "" || left.updatesOnly) && (right.changes == "" || right.updatesOnly)
+	return &stream{vertex: v, schema: out, bounded: left.bounded && right.bounded, changes: changes, updatesOnly: updatesOnly}
 }
 
 // validate checks the graph's shape: every vertex with inputs has edges into

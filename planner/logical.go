@@ -80,7 +80,26 @@ type unionNode struct {
 	out    types.Schema
 }
 
+// aggNode is a GROUP BY aggregate: its output is the group keys (computed
+// from the input), then one column per aggregate call. With no keys it is a
+// global aggregate; with no calls, a DISTINCT.
+type aggNode struct {
+	input node
+	keys  []*expr.Expr
+	calls []aggCall
+	out   types.Schema
+}
+
+// aggCall is an aggregate function over an input expression (nil for
+// COUNT(*)), with its result type.
+type aggCall struct {
+	fn  string
+	arg *expr.Expr
+	typ types.DataType
+}
+
 func (n *scanNode) schema() types.Schema    { return n.out }
+func (n *aggNode) schema() types.Schema     { return n.out }
 func (n *valuesNode) schema() types.Schema  { return n.out }
 func (n *filterNode) schema() types.Schema  { return n.input.schema() }
 func (n *projectNode) schema() types.Schema { return n.out }

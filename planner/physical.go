@@ -92,6 +92,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.calc(js, nil, exprs, n.out), nil
 	case *unionNode:
 		return ph.buildUnion(n)
+	case *aggNode:
+		return ph.buildAgg(n)
 	}
 	return nil, fmt.Errorf("planner: no physical plan for %T", n)
 }
@@ -111,7 +113,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 		if merged.Filter != nil {
 			last.Name = "Calc(filter)"
 		}
-		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, calc: merged, changes: s.changes}
+		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, calc: merged, changes: s.changes, updatesOnly: s.updatesOnly}
 	}
 	name := "Calc"
 	if filter != nil {
@@ -194,10 +196,11 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 	// A union is a vertex whose single input is fed by every branch.
 	spec := jobgraph.CalcSpec{InputSchema: n.out, Projections: identity(n.out), OutputSchema: n.out}
 	v := ph.b.vertex("Union", ph.parallelism, 1, op(jobgraph.KindCalc, "Union", spec))
-	bounded, changes := true, ""
+	bounded, changes, updatesOnly := true, "", true
 	for _, s := range ins {
 		if s.changes != "" {
 			changes = s.changes
+			updatesOnly = updatesOnly && s.updatesOnly
 		}
 		p := braidv1.Partitioning_PARTITIONING_REBALANCE
 		if s.vertex.Parallelism == v.Parallelism {
@@ -206,7 +209,7 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 		ph.b.edge(s.vertex, v, 0, p, nil)
 		bounded = bounded && s.bounded
 	}
-	return &stream{vertex: v, schema: n.out, bounded: bounded, changes: changes}, nil
+	return &stream{vertex: v, schema: n.out, bounded: bounded, changes: changes, updatesOnly: updatesOnly && changes != ""}, nil
 }
 
 // joinBelow returns n as a join when it is one, or a filter over one; the
@@ -366,6 +369,7 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	if n.outer() {
 		// Padded rows are deleted when a match arrives, whatever the inputs.
 		js.changes = "Join(joinType=[" + n.kindName() + "])"
+		js.updatesOnly = false
 	}
 	return js, where, nil
 }
@@ -489,4 +493,84 @@ func sameNames(a, b types.Schema) bool {
 		}
 	}
 	return true
+}
+
+// buildAgg plans a group aggregate: a calc computes the group keys and the
+// aggregates' arguments into columns (keys first), a HASH edge on the keys
+// feeds the GroupAggregate at the default parallelism, or a SINGLE edge a
+// global aggregate (no keys) on one subtask.
+func (ph *physical) buildAgg(n *aggNode) (*stream, error) {
+	nk := len(n.keys)
+	exprs := append([]*expr.Expr{}, n.keys...)
+	pre := append(types.Schema{}, n.out[:nk]...)
+	cols := map[string]int{}
+	for i, k := range n.keys {
+		cols[canonical(k)] = i
+	}
+	calls := make([]jobgraph.AggCall, len(n.calls))
+	for i, c := range n.calls {
+		calls[i] = jobgraph.AggCall{Func: c.fn, Arg: -1}
+		if c.arg == nil {
+			continue
+		}
+		key := canonical(c.arg)
+		col, ok := cols[key]
+		if !ok {
+			col = len(exprs)
+			cols[key] = col
+			exprs = append(exprs, c.arg)
+			pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", col), Type: c.arg.Type})
+		}
+		calls[i].Arg = col
+	}
+	in, err := ph.build(&projectNode{input: n.input, exprs: exprs, out: pre})
+	if err != nil {
+		return nil, err
+	}
+	keys := make([]int, nk)
+	for i := range keys {
+		keys[i] = i
+	}
+	spec := jobgraph.GroupAggSpec{
+		InputSchema:   in.schema,
+		Keys:          keys,
+		Aggs:          calls,
+		OutputSchema:  n.out,
+		InputRetracts: in.changes != "",
+	}
+	if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+		return nil, err
+	}
+	par, part := ph.parallelism, braidv1.Partitioning_PARTITIONING_HASH
+	if nk == 0 {
+		par, part = 1, braidv1.Partitioning_PARTITIONING_SINGLE
+	}
+	v := ph.b.vertex("GroupAggregate", par, 1, op(jobgraph.KindGroupAggregate, "GroupAggregate", spec))
+	ph.b.edge(in.vertex, v, 0, part, keys)
+	// NB: a group aggregate updates its results whatever its input; it
+	// deletes them only when its input retracts.
+	return &stream{vertex: v, schema: n.out, bounded: in.bounded,
+		changes: describeAgg(n, in.schema, calls), updatesOnly: in.changes == ""}, nil
+}
+
+// describeAgg names a group aggregate as Flink's plans do, roughly:
+// GroupAggregate(groupBy=[k], select=[k, COUNT(*) AS $agg0, SUM(x) AS $agg1]).
+func describeAgg(n *aggNode, in types.Schema, calls []jobgraph.AggCall) string {
+	nk := len(n.keys)
+	var sel []string
+	for _, f := range n.out[:nk] {
+		sel = append(sel, f.Name)
+	}
+	for i, c := range calls {
+		arg := "*"
+		if c.Arg >= 0 {
+			arg = in[c.Arg].Name
+		}
+		sel = append(sel, fmt.Sprintf("%s(%s) AS %s", c.Func, arg, n.out[nk+i].Name))
+	}
+	d := "GroupAggregate("
+	if nk > 0 {
+		d += "groupBy=[" + strings.Join(sel[:nk], ", ") + "], "
+	}
+	return d + "select=[" + strings.Join(sel, ", ") + "])"
 }

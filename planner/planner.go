@@ -109,10 +109,15 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		return nil, err
 	}
 	if s.changes != "" && target.Managed() && len(target.PrimaryKey) == 0 {
-		// NB: normalize emits deletes as well as updates, and a join passes
-		// its inputs' kinds through.
-		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming update and delete changes which is produced by node %s; give the table a PRIMARY KEY to make it an upsert table",
-			qualified(target), s.changes)
+		// NB: normalize emits deletes as well as updates, a join passes its
+		// inputs' kinds through, and a group aggregate deletes only when
+		// its input does.
+		what := "update and delete"
+		if s.updatesOnly {
+			what = "update"
+		}
+		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s; give the table a PRIMARY KEY to make it an upsert table",
+			qualified(target), what, s.changes)
 	}
 	kind, cfg, err := p.Connectors.SinkSpec(target)
 	if err != nil {

@@ -18,6 +18,24 @@ type scopeColumn struct {
 // scope lists the columns an expression may reference, in input order.
 type scope struct {
 	cols []scopeColumn
+	// aggs collects the aggregate calls of a SELECT list or HAVING clause;
+	// nil where aggregates are not allowed, and noAgg then says why.
+	aggs  *aggBinder
+	noAgg string
+}
+
+// withAggs returns s collecting aggregate calls into a.
+func (s *scope) withAggs(a *aggBinder) *scope {
+	c := *s
+	c.aggs, c.noAgg = a, ""
+	return &c
+}
+
+// withoutAggs returns s refusing aggregate calls with the message msg.
+func (s *scope) withoutAggs(msg string) *scope {
+	c := *s
+	c.aggs, c.noAgg = nil, msg
+	return &c
 }
 
 func (s *scope) schema() types.Schema {

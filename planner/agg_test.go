@@ -1,0 +1,71 @@
+package planner
+
+import (
+	"context"
+	"testing"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/sql/parser"
+)
+
+// TestGroupAggSpec checks what the planner tells the operator: the state
+// TTL from table.exec.state.ttl, whether the input retracts (MIN and MAX
+// then keep every value), and the aggregate calls over the pre-projection.
+func TestGroupAggSpec(t *testing.T) {
+	ctx := context.Background()
+	store := catalog.NewMemStore()
+	for _, ddl := range []string{"CREATE TABLE a (k INT, x INT)", "CREATE TABLE u (k INT, x INT, PRIMARY KEY (k) NOT ENFORCED)"} {
+		st, _ := parser.ParseStatement(ddl)
+		tbl, err := BuildTable(st.(*ast.CreateTableStmt), catalog.DefaultDatabase, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.CreateTable(ctx, tbl)
+	}
+	spec := func(sql string, config map[string]string) jobgraph.GroupAggSpec {
+		t.Helper()
+		p := &Planner{Catalog: testCatalog{store}, Connectors: testConnectors{}, Options: Options{Parallelism: 2, Config: config}}
+		st, err := parser.ParseStatement(sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := p.PlanQuery(ctx, st.(*ast.QueryStmt).Query, sql)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The last (outermost) aggregate.
+		var s *jobgraph.GroupAggSpec
+		for _, v := range pl.Graph.Vertices {
+			for _, o := range v.Chain {
+				if o.Kind == jobgraph.KindGroupAggregate {
+					s = &jobgraph.GroupAggSpec{}
+					if err := jobgraph.DecodeSpec(o.Config, s); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		if s == nil {
+			t.Fatalf("no group aggregate in the plan of %s", sql)
+		}
+		return *s
+	}
+	s := spec("SELECT k, MIN(x), COUNT(*), SUM(x + 1) FROM a GROUP BY k", map[string]string{"table.exec.state.ttl": "1 h"})
+	if s.TTLMs != 3600*1000 || s.InputRetracts {
+		t.Fatalf("TTL %d, retracts %v", s.TTLMs, s.InputRetracts)
+	}
+	if len(s.Keys) != 1 || s.Keys[0] != 0 || len(s.Aggs) != 3 ||
+		s.Aggs[0] != (jobgraph.AggCall{Func: "MIN", Arg: 1}) || s.Aggs[1] != (jobgraph.AggCall{Func: "COUNT", Arg: -1}) ||
+		s.Aggs[2] != (jobgraph.AggCall{Func: "SUM", Arg: 2}) || len(s.InputSchema) != 3 {
+		t.Fatalf("spec %+v", s)
+	}
+	if s := spec("SELECT x, MAX(k) FROM u GROUP BY x", nil); s.TTLMs != 0 || !s.InputRetracts {
+		t.Fatalf("over an upsert table: TTL %d, retracts %v", s.TTLMs, s.InputRetracts)
+	}
+	// An aggregate over an aggregate sees retractions.
+	if s := spec("SELECT c, COUNT(*) FROM (SELECT k, COUNT(*) AS c FROM a GROUP BY k) GROUP BY c", nil); !s.InputRetracts {
+		t.Fatal("an aggregate over an aggregate: input not marked retracting")
+	}
+}

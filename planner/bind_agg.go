@@ -1,0 +1,262 @@
+package planner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/types"
+)
+
+// aggBinder collects the aggregate calls of a SELECT list and its HAVING
+// clause. A bound call stands in its expression as a placeholder column
+// width+i (past the input's columns); rewriteOverAgg later turns it into a
+// column of the aggregate's output.
+type aggBinder struct {
+	width int
+	calls []aggCall
+	index map[string]int // canonical call -> position in calls
+}
+
+// bind binds one aggregate call: its argument is bound over the input (an
+// aggregate inside is refused), its result typed as Flink types it.
+func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, error) {
+	switch name {
+	case "COUNT", "SUM", "AVG", "MIN", "MAX":
+	default:
+		return nil, unsupported(f.Pos, "aggregate function "+name)
+	}
+	if f.Distinct {
+		return nil, unsupported(f.Pos, name+"(DISTINCT ...)")
+	}
+	if f.Filter != nil {
+		return nil, unsupported(f.Filter.Position(), "FILTER (WHERE ...) on aggregate functions")
+	}
+	call := aggCall{fn: name}
+	switch {
+	case f.Star:
+		if name != "COUNT" {
+			return nil, errorf(f.Pos, "%s(*) is not valid: only COUNT takes *", name)
+		}
+	case len(f.Args) > 1 && name == "COUNT":
+		return nil, unsupported(f.Pos, "COUNT of several arguments")
+	case len(f.Args) != 1:
+		return nil, errorf(f.Pos, "invalid number of arguments to function '%s': %d", name, len(f.Args))
+	default:
+		arg, err := bindExpr(sc.withoutAggs("Aggregate expressions cannot be nested"), f.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		call.arg = arg
+	}
+	t, err := aggResultType(name, call.arg)
+	if err != nil {
+		return nil, errorf(f.Pos, "%v", err)
+	}
+	call.typ = t
+	key := name + "(" + canonical(call.arg) + ")"
+	i, ok := a.index[key]
+	if !ok {
+		if a.index == nil {
+			a.index = map[string]int{}
+		}
+		i = len(a.calls)
+		a.index[key] = i
+		a.calls = append(a.calls, call)
+	}
+	return expr.Column(a.width+i, t), nil
+}
+
+// aggResultType is the type of an aggregate's result, as Flink derives it:
+// COUNT is BIGINT NOT NULL; SUM keeps integer and floating types and makes
+// DECIMAL(p, s) DECIMAL(38, s); AVG keeps integer and floating types (an
+// integer average truncates) and makes DECIMAL(p, s) DECIMAL(38, max(6, s));
+// MIN and MAX keep the argument's type. All but COUNT are nullable.
+func aggResultType(name string, arg *expr.Expr) (types.DataType, error) {
+	if name == "COUNT" {
+		return types.BigInt.WithNullable(false), nil
+	}
+	t := arg.Type
+	switch name {
+	case "SUM", "AVG":
+		switch {
+		case t.IsInteger(), t.Kind == types.KindFloat, t.Kind == types.KindDouble:
+			return t.WithNullable(true), nil
+		case t.Kind == types.KindDecimal && name == "SUM":
+			return types.Decimal(38, t.Scale), nil
+		case t.Kind == types.KindDecimal:
+			return types.Decimal(38, max(6, t.Scale)), nil
+		}
+	case "MIN", "MAX":
+		if t.Kind != types.KindNull {
+			return t.WithNullable(true), nil
+		}
+	}
+	return types.DataType{}, fmt.Errorf("cannot apply '%s' to arguments of type %s", name, t)
+}
+
+// canonical is a string equal for equal expressions.
+func canonical(e *expr.Expr) string {
+	if e == nil {
+		return ""
+	}
+	b, err := json.Marshal(e)
+	if err != nil {
+		panic("planner: cannot encode an expression: " + err.Error())
+	}
+	return string(b)
+}
+
+// groupWindows are the legacy group window functions of GROUP BY.
+var groupWindows = map[string]bool{"TUMBLE": true, "HOP": true, "SESSION": true, "CUMULATE": true}
+
+// bindGroupBy plans an aggregating SELECT: the GROUP BY keys and the
+// aggregate calls over in, then HAVING and the SELECT list over the keys and
+// the aggregates' results. exprs (bound with agg collecting calls) and
+// having are rewritten over the aggregate's output; a column of the input
+// used outside an aggregate must be (part of) a GROUP BY expression. srcs
+// holds the syntax each of exprs came from, for error positions.
+func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*expr.Expr, srcs []ast.Expr, out types.Schema, having *expr.Expr) (node, error) {
+	gsc := sc.withoutAggs("Aggregate expression is illegal in GROUP BY clause")
+	var keys []*expr.Expr
+	var keyNames []string
+	keyIdx := map[string]int{}
+	for _, g := range s.GroupBy {
+		switch g := g.(type) {
+		case *ast.GroupingSets:
+			return nil, unsupported(g.Pos, g.Kind)
+		case *ast.FuncCall:
+			if name := strings.ToUpper(g.FuncName()); groupWindows[name] {
+				return nil, unsupported(g.Pos, "the group window function "+name+" in GROUP BY")
+			}
+		}
+		k, err := bindExpr(gsc, g)
+		if err != nil {
+			return nil, err
+		}
+		c := canonical(k)
+		if _, dup := keyIdx[c]; dup {
+			continue
+		}
+		keyIdx[c] = len(keys)
+		name := fmt.Sprintf("$f%d", len(keys))
+		if ref, ok := g.(*ast.ColumnRef); ok {
+			name = ref.Parts[len(ref.Parts)-1].Name
+		}
+		keys = append(keys, k)
+		keyNames = append(keyNames, name)
+	}
+	r := &aggRewriter{width: agg.width, keys: keys, keyIdx: keyIdx}
+	for i, e := range exprs {
+		ne, col := r.rewrite(e)
+		if col >= 0 {
+			return nil, notGrouped(sc, srcs[i], col)
+		}
+		exprs[i] = ne
+	}
+	if having != nil {
+		h, col := r.rewrite(having)
+		if col >= 0 {
+			return nil, notGrouped(sc, s.Having, col)
+		}
+		having = h
+	}
+	n := &aggNode{input: in, keys: keys, calls: agg.calls}
+	for i, k := range keys {
+		n.out = append(n.out, types.Field{Name: keyNames[i], Type: k.Type})
+	}
+	for i, c := range agg.calls {
+		n.out = append(n.out, types.Field{Name: fmt.Sprintf("$agg%d", i), Type: c.typ})
+	}
+	n.out = uniquifySchema(n.out)
+	if having == nil && isIdentity(exprs, n.out) {
+		// The SELECT list is the keys then the aggregates: no projection.
+		for i := range n.out {
+			n.out[i].Name = out[i].Name
+		}
+		return n, nil
+	}
+	var top node = n
+	if having != nil {
+		top = &filterNode{input: top, cond: having}
+	}
+	return &projectNode{input: top, exprs: exprs, out: out}, nil
+}
+
+func uniquifySchema(s types.Schema) types.Schema {
+	names := uniquify(s.Names())
+	for i := range s {
+		s[i].Name = names[i]
+	}
+	return s
+}
+
+// distinct wraps n in an aggregate grouping by all of its columns, as
+// SELECT DISTINCT does.
+func distinct(n node) node {
+	out := n.schema()
+	return &aggNode{input: n, keys: identity(out), out: append(types.Schema{}, out...)}
+}
+
+// aggRewriter rewrites expressions bound over an aggregate's input (with
+// placeholder columns for aggregate calls) over the aggregate's output.
+type aggRewriter struct {
+	width  int
+	keys   []*expr.Expr
+	keyIdx map[string]int
+}
+
+// rewrite returns e over the aggregate's output, or the input column that
+// is neither inside an aggregate nor part of a GROUP BY expression.
+func (r *aggRewriter) rewrite(e *expr.Expr) (*expr.Expr, int) {
+	if e.Op == expr.OpColumn && e.Col >= r.width {
+		return expr.Column(len(r.keys)+e.Col-r.width, e.Type), -1
+	}
+	if i, ok := r.keyIdx[canonical(e)]; ok {
+		return expr.Column(i, r.keys[i].Type), -1
+	}
+	switch e.Op {
+	case expr.OpColumn:
+		return nil, e.Col
+	case expr.OpLiteral:
+		return e, -1
+	}
+	c := *e
+	c.Args = make([]*expr.Expr, len(e.Args))
+	for i, a := range e.Args {
+		na, col := r.rewrite(a)
+		if col >= 0 {
+			return nil, col
+		}
+		c.Args[i] = na
+	}
+	return &c, -1
+}
+
+// notGrouped reports input column col, used in src outside an aggregate
+// and outside the GROUP BY expressions, as Flink (Calcite) words it.
+func notGrouped(sc *scope, src ast.Expr, col int) error {
+	var found *ast.ColumnRef
+	ast.Inspect(src, func(n ast.Node) bool {
+		if found != nil {
+			return false
+		}
+		switch n := n.(type) {
+		case *ast.FuncCall:
+			if aggregates[strings.ToUpper(n.FuncName())] {
+				return false
+			}
+		case *ast.ColumnRef:
+			if i, err := sc.resolve(n); err == nil && i == col {
+				found = n
+			}
+		}
+		return true
+	})
+	if found != nil {
+		return errorf(found.Pos, "Expression '%s' is not being grouped", found.String())
+	}
+	return errorf(src.Position(), "Expression '%s' is not being grouped", sc.cols[col].name)
+}
