@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/braidflow/braid/catalog"
@@ -63,6 +64,21 @@ func TestGroupAggSpec(t *testing.T) {
 	}
 	if s := spec("SELECT x, MAX(k) FROM u GROUP BY x", nil); s.TTLMs != 0 || !s.InputRetracts {
 		t.Fatalf("over an upsert table: TTL %d, retracts %v", s.TTLMs, s.InputRetracts)
+	}
+	// A STATE_TTL hint naming the FROM table sets the aggregate's TTL.
+	if s := spec("SELECT /*+ STATE_TTL('x' = '1d') */ k, COUNT(*) FROM a AS x GROUP BY k",
+		map[string]string{"table.exec.state.ttl": "1 h"}); s.TTLMs != 24*3600*1000 {
+		t.Fatalf("hinted TTL %d", s.TTLMs)
+	}
+	if s := spec("SELECT /*+ STATE_TTL('a' = '2 h') */ DISTINCT k FROM a", nil); s.TTLMs != 2*3600*1000 {
+		t.Fatalf("hinted TTL of DISTINCT %d", s.TTLMs)
+	}
+	p := &Planner{Catalog: testCatalog{store}, Connectors: testConnectors{}, Options: Options{Parallelism: 2}}
+	sql := "SELECT /*+ STATE_TTL('a' = '1d') */ k FROM a"
+	st, _ := parser.ParseStatement(sql)
+	if _, err := p.PlanQuery(ctx, st.(*ast.QueryStmt).Query, sql); err == nil ||
+		!strings.Contains(err.Error(), "line 1, column 22: STATE_TTL names 'a', which is not an input of a join or an aggregate") {
+		t.Fatalf("STATE_TTL without a join or aggregate: %v", err)
 	}
 	// An aggregate over an aggregate sees retractions.
 	if s := spec("SELECT c, COUNT(*) FROM (SELECT k, COUNT(*) AS c FROM a GROUP BY k) GROUP BY c", nil); !s.InputRetracts {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/sql/ast"
@@ -118,7 +119,7 @@ var groupWindows = map[string]bool{"TUMBLE": true, "HOP": true, "SESSION": true,
 // having are rewritten over the aggregate's output; a column of the input
 // used outside an aggregate must be (part of) a GROUP BY expression. srcs
 // holds the syntax each of exprs came from, for error positions.
-func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*expr.Expr, srcs []ast.Expr, out types.Schema, having *expr.Expr) (node, error) {
+func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*expr.Expr, srcs []ast.Expr, out types.Schema, having *expr.Expr, ttl *time.Duration) (node, error) {
 	gsc := sc.withoutAggs("Aggregate expression is illegal in GROUP BY clause")
 	var keys []*expr.Expr
 	var keyNames []string
@@ -163,7 +164,7 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		}
 		having = h
 	}
-	n := &aggNode{input: in, keys: keys, calls: agg.calls}
+	n := &aggNode{input: in, keys: keys, calls: agg.calls, ttl: ttl}
 	for i, k := range keys {
 		n.out = append(n.out, types.Field{Name: keyNames[i], Type: k.Type})
 	}
@@ -194,10 +195,10 @@ func uniquifySchema(s types.Schema) types.Schema {
 }
 
 // distinct wraps n in an aggregate grouping by all of its columns, as
-// SELECT DISTINCT does.
-func distinct(n node) node {
+// SELECT DISTINCT does; ttl is a STATE_TTL hint's, or nil.
+func distinct(n node, ttl *time.Duration) node {
 	out := n.schema()
-	return &aggNode{input: n, keys: identity(out), out: append(types.Schema{}, out...)}
+	return &aggNode{input: n, keys: identity(out), out: append(types.Schema{}, out...), ttl: ttl}
 }
 
 // aggRewriter rewrites expressions bound over an aggregate's input (with

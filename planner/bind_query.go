@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -159,7 +160,12 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	} else {
 		in = &valuesNode{rows: [][]*expr.Expr{{}}, out: types.Schema{}}
 	}
-	if err := applyHints(s.Hints, in); err != nil {
+	var fromNames []string
+	if s.From != nil {
+		fromNames = inputNames(s.From)
+	}
+	aggTTL, err := applyHints(s.Hints, in, fromNames)
+	if err != nil {
 		return nil, err
 	}
 	if s.Where != nil {
@@ -224,14 +230,16 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		out[i] = types.Field{Name: names[i], Type: e.Type}
 	}
 	var n node = &projectNode{input: in, exprs: exprs, out: out}
-	if len(s.GroupBy) > 0 || having != nil || len(agg.calls) > 0 {
-		var err error
-		if n, err = bindGroupBy(s, in, sc, agg, exprs, srcs, out, having); err != nil {
+	aggregated := len(s.GroupBy) > 0 || having != nil || len(agg.calls) > 0
+	if aggregated {
+		if n, err = bindGroupBy(s, in, sc, agg, exprs, srcs, out, having, aggTTL.ttl); err != nil {
 			return nil, err
 		}
 	}
 	if s.Distinct {
-		n = distinct(n)
+		n = distinct(n, aggTTL.ttl)
+	} else if !aggregated && aggTTL.ttl != nil {
+		return nil, errorf(aggTTL.pos, "STATE_TTL names '%s', which is not an input of a join or an aggregate in this query", aggTTL.name)
 	}
 	return n, nil
 }
@@ -340,30 +348,45 @@ func inputNames(te ast.TableExpr) []string {
 	return nil
 }
 
+// hintTTL is a STATE_TTL for an aggregate, and where the hint named it.
+type hintTTL struct {
+	ttl  *time.Duration
+	pos  ast.Pos
+	name string
+}
+
 // applyHints applies a SELECT's hints to the joins of its FROM clause.
 // STATE_TTL('input' = 'duration', ...) sets how long the named join input
-// keeps its rows, as Flink's hint does; other hints are refused.
-func applyHints(hints []*ast.Hint, from node) error {
+// keeps its rows, as Flink's hint does; other hints are refused. A key that
+// names the FROM clause's only table (fromNames) is returned: it is the
+// TTL of the SELECT's aggregate, if it has one.
+func applyHints(hints []*ast.Hint, from node, fromNames []string) (hintTTL, error) {
+	var agg hintTTL
 	for _, h := range hints {
 		if !strings.EqualFold(h.Name.Name, "STATE_TTL") {
 			// Hints change state retention or join strategy; running without
 			// them could keep state Flink would drop, so say so.
-			return unsupported(h.Pos, "the "+strings.ToUpper(h.Name.Name)+" hint")
+			return agg, unsupported(h.Pos, "the "+strings.ToUpper(h.Name.Name)+" hint")
 		}
 		if len(h.Options) == 0 {
-			return errorf(h.Pos, "STATE_TTL takes 'input' = 'duration' pairs, as in STATE_TTL('o' = '1d')")
+			return agg, errorf(h.Pos, "STATE_TTL takes 'input' = 'duration' pairs, as in STATE_TTL('o' = '1d')")
 		}
 		for _, o := range h.Options {
 			ttl, err := ParseDuration(o.Value)
 			if err != nil {
-				return errorf(o.Pos, "STATE_TTL for '%s': %v", o.Key, err)
+				return agg, errorf(o.Pos, "STATE_TTL for '%s': %v", o.Key, err)
 			}
-			if !setJoinTTL(from, o.Key, ttl) {
-				return errorf(o.Pos, "STATE_TTL names '%s', which is not an input of a join in this query", o.Key)
+			if setJoinTTL(from, o.Key, ttl) {
+				continue
 			}
+			if _, isJoin := from.(*joinNode); !isJoin && slices.Contains(fromNames, o.Key) {
+				agg = hintTTL{ttl: &ttl, pos: o.Pos, name: o.Key}
+				continue
+			}
+			return agg, errorf(o.Pos, "STATE_TTL names '%s', which is not an input of a join or an aggregate in this query", o.Key)
 		}
 	}
-	return nil
+	return agg, nil
 }
 
 // setJoinTTL sets the TTL of every join input of the tree at n named name.

@@ -88,6 +88,8 @@ type aggNode struct {
 	keys  []*expr.Expr
 	calls []aggCall
 	out   types.Schema
+	// ttl comes from a STATE_TTL hint; nil uses table.exec.state.ttl.
+	ttl *time.Duration
 }
 
 // aggCall is an aggregate function over an input expression (nil for

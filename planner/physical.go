@@ -538,7 +538,7 @@ func (ph *physical) buildAgg(n *aggNode) (*stream, error) {
 		OutputSchema:  n.out,
 		InputRetracts: in.changes != "",
 	}
-	if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+	if spec.TTLMs, err = ph.stateTTL(n.ttl); err != nil {
 		return nil, err
 	}
 	par, part := ph.parallelism, braidv1.Partitioning_PARTITIONING_HASH
