@@ -12,18 +12,19 @@ import (
 // operators.RegisterOperator / RegisterSource, whose config is the JSON of
 // the spec struct beside it.
 const (
-	KindCalc           = "calc"            // CalcSpec
-	KindJoinInner      = "join_inner"      // JoinSpec
-	KindJoinOuter      = "join_outer"      // JoinSpec with OuterLeft and/or OuterRight
-	KindValues         = "values"          // ValuesSpec (source)
-	KindCollect        = "collect"         // CollectSpec (sink)
-	KindManagedSource  = "managed_source"  // ManagedSourceSpec (source)
-	KindManagedSink    = "managed_sink"    // ManagedSinkSpec (sink)
-	KindDatagen        = "datagen"         // DatagenSpec (source)
-	KindPrint          = "print"           // PrintSpec (sink)
-	KindBlackhole      = "blackhole"       // BlackholeSpec (sink)
-	KindNormalize      = "normalize"       // NormalizeSpec
-	KindGroupAggregate = "group_aggregate" // GroupAggSpec
+	KindCalc              = "calc"               // CalcSpec
+	KindJoinInner         = "join_inner"         // JoinSpec
+	KindJoinOuter         = "join_outer"         // JoinSpec with OuterLeft and/or OuterRight
+	KindValues            = "values"             // ValuesSpec (source)
+	KindCollect           = "collect"            // CollectSpec (sink)
+	KindManagedSource     = "managed_source"     // ManagedSourceSpec (source)
+	KindManagedSink       = "managed_sink"       // ManagedSinkSpec (sink)
+	KindDatagen           = "datagen"            // DatagenSpec (source)
+	KindPrint             = "print"              // PrintSpec (sink)
+	KindBlackhole         = "blackhole"          // BlackholeSpec (sink)
+	KindNormalize         = "normalize"          // NormalizeSpec
+	KindGroupAggregate    = "group_aggregate"    // GroupAggSpec
+	KindWatermarkAssigner = "watermark_assigner" // WatermarkAssignerSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -107,6 +108,20 @@ type GroupAggSpec struct {
 	// (table.exec.state.ttl); 0 keeps it forever. With a TTL, an update
 	// that leaves the result unchanged still emits -U/+U, as in Flink.
 	TTLMs int64 `json:"ttl_ms,omitempty"`
+}
+
+// WatermarkAssignerSpec generates the watermarks of a table with a
+// WATERMARK FOR declaration. Rows pass through unchanged; a NULL rowtime
+// fails the job.
+type WatermarkAssignerSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	// Rowtime is the WATERMARK FOR column.
+	Rowtime int `json:"rowtime"`
+	// Watermark is the watermark expression over the input columns; it
+	// returns a timestamp.
+	Watermark *expr.Expr `json:"watermark"`
+	// Text is the expression's SQL text, for plans and errors.
+	Text string `json:"text,omitempty"`
 }
 
 // ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES

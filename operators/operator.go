@@ -3,6 +3,7 @@ package operators
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -18,6 +19,54 @@ import (
 // (backpressure) and returns an error once the subtask is cancelled.
 type Collector interface {
 	Emit(b types.Batch) error
+}
+
+// Watermarks are event-time positions in milliseconds: of the rowtime's
+// wall clock for a TIMESTAMP rowtime, since the epoch for TIMESTAMP_LTZ. A
+// watermark wm promises that no later row has a rowtime <= wm.
+const (
+	// MinWatermark is every stream's watermark before its first one.
+	MinWatermark int64 = math.MinInt64
+	// MaxWatermark ends event time: the runtime emits it at the end of
+	// every input, so bounded jobs fire every window.
+	MaxWatermark int64 = math.MaxInt64
+)
+
+// WatermarkCollector is a Collector that also carries watermarks. The
+// runtime's collectors implement it; use EmitWatermark to emit through any
+// Collector.
+type WatermarkCollector interface {
+	Collector
+	// EmitWatermark sends wm downstream after every batch emitted before it.
+	// A wm not above the last one emitted through this collector is dropped.
+	EmitWatermark(wm int64) error
+}
+
+// EmitWatermark emits wm through out when out carries watermarks, and
+// drops it otherwise (test collectors, say).
+func EmitWatermark(out Collector, wm int64) error {
+	if wc, ok := out.(WatermarkCollector); ok {
+		return wc.EmitWatermark(wm)
+	}
+	return nil
+}
+
+// WatermarkHandler is implemented by an operator that acts on event time.
+//
+// The runtime tracks each operator's input watermark: the minimum over its
+// input channels (each channel's watermark only rises; an ended input
+// counts as MaxWatermark), and calls ProcessWatermark each time that
+// minimum rises, from the same goroutine as Process. An operator that
+// implements WatermarkHandler owns its output watermark: the runtime does
+// not forward wm, the operator emits whatever rows wm completes and then
+// forwards a watermark itself with EmitWatermark(out, ...) (usually wm, or
+// nothing, as the watermark assigner does with upstream watermarks). An
+// operator that does not implement it passes watermarks through unchanged.
+//
+// Before the EndInput of its last input an operator sees MaxWatermark, and the runtime also emits MaxWatermark downstream of it before
+// ending its output, whatever the operator forwarded.
+type WatermarkHandler interface {
+	ProcessWatermark(wm int64, out Collector) error
 }
 
 // ResultWriter takes the rows of a collect sink to the client. The task

@@ -508,7 +508,7 @@ func bindScan(tbl *catalog.Table) (*scanNode, error) {
 	for _, f := range phys {
 		physScope.cols = append(physScope.cols, scopeColumn{name: f.Name, typ: f.Type})
 	}
-	scan := &scanNode{table: tbl, phys: phys}
+	scan := &scanNode{table: tbl, phys: phys, rowtime: -1}
 	computed := false
 	p := 0
 	for _, c := range tbl.Columns {
@@ -535,6 +535,25 @@ func bindScan(tbl *catalog.Table) (*scanNode, error) {
 	}
 	if !computed {
 		scan.exprs = nil
+	}
+	if w := tbl.Watermark; w != nil {
+		all := &scope{}
+		for i, f := range scan.out {
+			all.cols = append(all.cols, scopeColumn{name: f.Name, typ: f.Type})
+			if f.Name == w.Column {
+				scan.rowtime = i
+			}
+		}
+		ae, err := parser.ParseExpr(w.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("watermark of table %s.%s: %v", tbl.Database, tbl.Name, err)
+		}
+		if scan.watermark, err = bindExpr(all, ae); err != nil {
+			return nil, fmt.Errorf("watermark of table %s.%s: %v", tbl.Database, tbl.Name, err)
+		}
+		if scan.rowtime < 0 {
+			return nil, fmt.Errorf("watermark column %s is not a column of table %s.%s", w.Column, tbl.Database, tbl.Name)
+		}
 	}
 	return scan, nil
 }

@@ -22,6 +22,10 @@ type scanNode struct {
 	phys  types.Schema
 	exprs []*expr.Expr
 	out   types.Schema
+	// rowtime is the WATERMARK FOR column in out and watermark its
+	// expression over out; rowtime is -1 for a table without a watermark.
+	rowtime   int
+	watermark *expr.Expr
 }
 
 // valuesNode is a constant relation.

@@ -153,6 +153,14 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 	if n.exprs != nil {
 		s = ph.calc(s, nil, n.exprs, n.out)
 	}
+	if n.rowtime >= 0 {
+		// The watermark is generated where the table's rows enter the
+		// job, after its computed columns, as Flink's WatermarkAssigner.
+		text := n.table.Watermark.Expr
+		spec := jobgraph.WatermarkAssignerSpec{InputSchema: n.out, Rowtime: n.rowtime, Watermark: n.watermark, Text: text}
+		name := fmt.Sprintf("WatermarkAssigner(rowtime=[%s], watermark=[%s])", n.out[n.rowtime].Name, text)
+		s = ph.b.chain(s, int(s.vertex.Parallelism), op(jobgraph.KindWatermarkAssigner, name, spec), n.out)
+	}
 	return s, nil
 }
 

@@ -31,6 +31,18 @@
 //	err = st.Run(jobCtx) // nil at the end of a bounded job
 //	rows := st.Metrics().RowsIn.Load()
 //
-// Watermark propagation and barrier alignment are to come; the loop
-// currently drops watermark and barrier events.
+// Watermarks: a vertex's input watermark is the minimum over its inbox
+// channels (each channel's only rises; the channels of an ended input count
+// as operators.MaxWatermark). When it rises, it goes down the chain through
+// each collector, which passes on only watermarks above its last one: an
+// operator implementing operators.WatermarkHandler gets ProcessWatermark
+// and forwards what it wants with operators.EmitWatermark; any other is
+// passed through. After the last operator, watermarks go on every outbox's
+// channels. At the end of the input (a source's Run returning, or every
+// input ended) MaxWatermark goes down the chain before each EndInput and
+// out to every outbox before end-of-input, so bounded jobs fire every
+// window. Idle inputs (table.exec.source.idle-timeout) are not excluded
+// yet: a channel that sends nothing holds the watermark back until it ends.
+//
+// Barrier alignment is to come; the loop drops barrier events.
 package runtime

@@ -64,6 +64,11 @@ func (s *Subtask) Run(ctx context.Context) (err error) {
 	} else if err := r.consume(); err != nil {
 		return err
 	}
+	// NB: whatever the last operator forwarded, downstream sees the end
+	// of event time before the end of input.
+	if err := r.outs[len(r.ops)].EmitWatermark(operators.MaxWatermark); err != nil {
+		return err
+	}
 	for _, o := range r.outboxes {
 		if err := o.Close(ctx); err != nil {
 			return err
@@ -82,8 +87,11 @@ type run struct {
 	// outs[i] receives what feeds ops[i]; outs[len(ops)] feeds the outboxes.
 	outs     []*collector
 	outboxes []*shuffle.Outbox
-	opened   int  // ops opened
-	srcOpen  bool // src opened
+	// inWM is the watermark of each inbox channel; an ended input's
+	// channels are at MaxWatermark.
+	inWM    []int64
+	opened  int  // ops opened
+	srcOpen bool // src opened
 }
 
 func (r *run) build() error {
@@ -105,7 +113,7 @@ func (r *run) build() error {
 		r.ops = append(r.ops, op)
 	}
 	for i := 0; i <= len(r.ops); i++ {
-		r.outs = append(r.outs, &collector{r: r, next: i})
+		r.outs = append(r.outs, &collector{r: r, next: i, wm: operators.MinWatermark})
 	}
 	r.outs[0].countIn = r.src != nil
 	for _, e := range s.out {
@@ -171,6 +179,11 @@ func (r *run) open() error {
 func (r *run) consume() error {
 	in := r.s.inbox
 	first := r.ops[0]
+	specs := in.Channels()
+	r.inWM = make([]int64, len(specs))
+	for i := range r.inWM {
+		r.inWM[i] = operators.MinWatermark
+	}
 	for {
 		input, ev, err := in.Next(r.ctx)
 		if err == io.EOF {
@@ -185,10 +198,22 @@ func (r *run) consume() error {
 			err = first.Process(input, ev.Batch, r.outs[1])
 			ev.Batch.Release()
 		case shuffle.EventEndOfInput:
-			err = first.EndInput(input, r.outs[1])
-		case shuffle.EventWatermark, shuffle.EventBarrier:
-			// NB: watermark propagation and barrier alignment are not
-			// implemented yet; the events are dropped.
+			for i, c := range specs {
+				if c.Input == input {
+					r.inWM[i] = operators.MaxWatermark
+				}
+			}
+			if err = r.advanceInput(); err == nil {
+				err = first.EndInput(input, r.outs[1])
+			}
+		case shuffle.EventWatermark:
+			if ev.Value > r.inWM[ev.Channel] {
+				r.inWM[ev.Channel] = ev.Value
+				err = r.advanceInput()
+			}
+		case shuffle.EventBarrier:
+			// NB: barrier alignment is not implemented yet; barriers are
+			// dropped.
 		}
 		if err != nil {
 			return err
@@ -196,10 +221,26 @@ func (r *run) consume() error {
 	}
 }
 
-// endChain tells ops[from:] in order that their input 0 ended; what each
-// emits while flushing reaches the later ones first.
+// advanceInput hands the first operator the minimum of the channel
+// watermarks when it rose.
+func (r *run) advanceInput() error {
+	min := operators.MaxWatermark
+	for _, wm := range r.inWM {
+		if wm < min {
+			min = wm
+		}
+	}
+	return r.outs[0].EmitWatermark(min)
+}
+
+// endChain tells ops[from:] in order that their input 0 ended, each after
+// MaxWatermark (a no-op when it already had it); what each emits while
+// flushing reaches the later ones first.
 func (r *run) endChain(from int) error {
 	for i := from; i < len(r.ops); i++ {
+		if err := r.outs[i].EmitWatermark(operators.MaxWatermark); err != nil {
+			return err
+		}
 		if err := r.ops[i].EndInput(0, r.outs[i+1]); err != nil {
 			return err
 		}
@@ -236,15 +277,40 @@ func (r *run) safeClose(f func() error) (err error) {
 	return f()
 }
 
-// collector passes emitted batches down the chain: to ops[next], or to the
-// outboxes after the last operator.
+// collector passes emitted batches and watermarks down the chain: to
+// ops[next], or to the outboxes after the last operator.
 type collector struct {
 	r       *run
 	next    int
 	countIn bool // the source's collector counts rows in
+	// wm is the last watermark passed on; only higher ones pass.
+	wm int64
 }
 
-var _ operators.Collector = (*collector)(nil)
+var _ operators.WatermarkCollector = (*collector)(nil)
+
+// EmitWatermark passes wm on when it is above the last one: to ops[next]'s
+// ProcessWatermark when it handles watermarks, else through it, or to
+// every outbox.
+func (c *collector) EmitWatermark(wm int64) error {
+	if wm <= c.wm {
+		return nil
+	}
+	c.wm = wm
+	r := c.r
+	if c.next < len(r.ops) {
+		if h, ok := r.ops[c.next].(operators.WatermarkHandler); ok {
+			return h.ProcessWatermark(wm, r.outs[c.next+1])
+		}
+		return r.outs[c.next+1].EmitWatermark(wm)
+	}
+	for _, o := range r.outboxes {
+		if err := o.SendWatermark(r.ctx, wm); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 func (c *collector) Emit(b types.Batch) error {
 	r := c.r

@@ -61,6 +61,8 @@ type Outbox struct {
 type outChannel interface {
 	// send borrows b.
 	send(ctx context.Context, b types.Batch) error
+	// event sends a watermark or barrier after the batches sent so far.
+	event(ctx context.Context, ev Event) error
 	// close sends end-of-input and waits until the target has it queued.
 	close(ctx context.Context) error
 	// abort tears the channel down without end-of-input.
@@ -115,6 +117,21 @@ func (o *Outbox) Send(ctx context.Context, b types.Batch) error {
 	return o.part.Partition(b, func(t int, part types.Batch) error {
 		return o.chans[t].send(ctx, part)
 	})
+}
+
+// SendWatermark sends watermark wm (milliseconds) on every channel of the
+// edge, after the batches sent before it. Keeping watermarks monotonic is
+// the caller's job. It blocks and fails as Send does.
+func (o *Outbox) SendWatermark(ctx context.Context, wm int64) error {
+	if o.closed {
+		return errors.New("shuffle: send on closed outbox")
+	}
+	for _, c := range o.chans {
+		if err := c.event(ctx, Event{Kind: EventWatermark, Value: wm}); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Close sends end-of-input on every channel, waiting until each target has
@@ -173,6 +190,13 @@ func (c *localChannel) send(ctx context.Context, b types.Batch) error {
 		return err
 	}
 	return nil
+}
+
+func (c *localChannel) event(ctx context.Context, ev Event) error {
+	if err := c.open(ctx); err != nil {
+		return err
+	}
+	return c.ch.put(ctx, ev)
 }
 
 func (c *localChannel) close(ctx context.Context) error {

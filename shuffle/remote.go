@@ -189,6 +189,29 @@ func (c *remoteChannel) send(ctx context.Context, b types.Batch) error {
 	return nil
 }
 
+// event flushes the batches encoded so far and queues ev behind them.
+func (c *remoteChannel) event(ctx context.Context, ev Event) error {
+	stop := context.AfterFunc(ctx, c.cancel)
+	defer stop()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.mu.closed {
+		return errors.New("shuffle: event on closed channel")
+	}
+	if err := c.openLocked(); err != nil {
+		return c.callErr(ctx, err)
+	}
+	if err := c.flushLocked(); err != nil {
+		return c.callErr(ctx, err)
+	}
+	select {
+	case c.out <- outMsg{ev: ev}:
+		return nil
+	case <-c.senderDone:
+		return c.callErr(ctx, c.sendErr)
+	}
+}
+
 // callErr reports the caller's context error in preference to the stream
 // error it caused.
 func (c *remoteChannel) callErr(ctx context.Context, err error) error {
