@@ -25,6 +25,7 @@ const (
 	KindNormalize         = "normalize"          // NormalizeSpec
 	KindGroupAggregate    = "group_aggregate"    // GroupAggSpec
 	KindWatermarkAssigner = "watermark_assigner" // WatermarkAssignerSpec
+	KindWindowAggregate   = "window_aggregate"   // WindowAggSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -122,6 +123,39 @@ type WatermarkAssignerSpec struct {
 	Watermark *expr.Expr `json:"watermark"`
 	// Text is the expression's SQL text, for plans and errors.
 	Text string `json:"text,omitempty"`
+}
+
+// Window kinds of WindowSpec.Kind.
+const (
+	WindowTumble   = "TUMBLE"
+	WindowHop      = "HOP"
+	WindowCumulate = "CUMULATE"
+)
+
+// WindowSpec is a window table-valued function's windows, aligned to the
+// epoch (no offset): TUMBLE windows of SizeMs; HOP windows of SizeMs every
+// StepMs (the slide); CUMULATE windows starting every SizeMs and ending
+// every StepMs within it.
+type WindowSpec struct {
+	Kind   string `json:"kind"`
+	SizeMs int64  `json:"size_ms"`
+	StepMs int64  `json:"step_ms,omitempty"`
+}
+
+// WindowAggSpec configures a window aggregate: rows are assigned to the
+// windows of Window by their Rowtime column, accumulated per (key,
+// window), and each window emits one insert row per key once the watermark
+// reaches window_end - 1, after which its state is dropped. Its input is
+// insert-only and hash-partitioned on Keys (one subtask without keys). The
+// output is the key columns, window_start, window_end, window_time, then
+// one column per aggregate.
+type WindowAggSpec struct {
+	InputSchema  types.Schema `json:"input_schema"`
+	Keys         []int        `json:"keys"`
+	Rowtime      int          `json:"rowtime"`
+	Window       WindowSpec   `json:"window"`
+	Aggs         []AggCall    `json:"aggs"`
+	OutputSchema types.Schema `json:"output_schema"`
 }
 
 // ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES

@@ -321,7 +321,7 @@ func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
 	case *ast.Join:
 		return b.bindJoin(t)
 	case *ast.TableFunc:
-		return nil, nil, unsupported(t.Pos, "table functions (TABLE(...))")
+		return b.bindWindowTVF(t)
 	case *ast.Unnest:
 		return nil, nil, unsupported(t.Pos, "UNNEST")
 	}

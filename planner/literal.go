@@ -119,12 +119,22 @@ func parseClock(s string) (ms int64, prec int, nanos int64, ok bool) {
 	return nanos / int64(time.Millisecond), prec, nanos, true
 }
 
+// singularUnit maps the plural units Flink accepts (INTERVAL '10' MINUTES)
+// to their singular.
+func singularUnit(u ast.TimeUnit) ast.TimeUnit {
+	switch u {
+	case "YEARS", "MONTHS", "DAYS", "HOURS", "MINUTES", "SECONDS":
+		return u[:len(u)-1]
+	}
+	return u
+}
+
 // bindInterval reads an interval literal: a single unit ('7' DAY, '10'
 // MINUTE, '1' YEAR) or a range (DAY TO SECOND '1 02:03:04.5', YEAR TO MONTH
 // '2-3').
 func bindInterval(l *ast.IntervalLit) (*expr.Expr, error) {
 	q := l.Qualifier
-	start, end := q.Start.Canonical(), q.End.Canonical()
+	start, end := singularUnit(q.Start.Canonical()), singularUnit(q.End.Canonical())
 	bad := func() (*expr.Expr, error) {
 		return nil, errorf(l.Pos, "invalid interval literal %s", l.String())
 	}

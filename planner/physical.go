@@ -93,7 +93,12 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *unionNode:
 		return ph.buildUnion(n)
 	case *aggNode:
+		if w, ok := n.input.(*windowNode); ok {
+			return ph.buildWindowAgg(n, w)
+		}
 		return ph.buildAgg(n)
+	case *windowNode:
+		return nil, unsupported(n.pos, "a window function other than directly under GROUP BY window_start, window_end (a window aggregate)")
 	}
 	return nil, fmt.Errorf("planner: no physical plan for %T", n)
 }
