@@ -7,8 +7,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
 )
 
@@ -34,27 +36,51 @@ func init() {
 // all fired (for TUMBLE, its one window) is dropped as late, as Flink
 // does. The output is insert-only; the input must be too.
 //
-// NB: the state is held in memory, not in Pebble: it holds only windows
-// the watermark has not passed, and Braid has no checkpoints yet.
+// State, in the subtask's state.Backend (a write-back cache in front of
+// Pebble, so cold windows spill): per (group key, window end) the row count
+// and the accumulators in a ValueState; and a timer index, per (key group,
+// window end), of the group keys that have that window, in a MultisetState,
+// each row tagged with its order of first appearance. In Go memory there
+// is only the sorted set of window ends in flight and, per end, its start,
+// the next appearance number and the key groups the index has rows in, so
+// a watermark finds the windows it fires without scanning keys.
+//
+// NB: a window end determines its window: TUMBLE and HOP windows have a
+// fixed size, and a CUMULATE window is the step of its size-aligned window
+// that ends there.
 type WindowAgg struct {
-	spec  jobgraph.WindowAggSpec
-	aggs  []*aggFunc
-	nKeys int
+	spec   jobgraph.WindowAggSpec
+	aggs   []*aggFunc
+	nKeys  int
+	be     *state.Backend
+	accs   *state.ValueState
+	timers *state.MultisetState
+	maxPar int
 
-	wm      int64
-	windows map[window]*windowGroups
+	wm   int64
+	ends []int64 // the ends of the windows in flight, ascending
+	open map[int64]*openWindow
 
 	keyEnc  *types.RowEncoder
 	keyCols []arrow.Array
+	hashes  []uint64
+	acc     []aggAcc
 	keyBuf  []byte
+	endBuf  []byte
+	idxBuf  []byte
+	accBuf  []byte
 	valBuf  []byte
 	resBuf  []byte
 	winBuf  []byte
 	starts  []window
+	firing  []firingGroup
 
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
+
+	// stateFS, when set, replaces the OS filesystem under the state (tests).
+	stateFS vfs.FS
 }
 
 var (
@@ -65,16 +91,18 @@ var (
 // window is [start, end) in ms.
 type window struct{ start, end int64 }
 
-// windowGroups is one window's groups, in order of first appearance.
-type windowGroups struct {
-	index  map[string]int
-	groups []*windowGroup
+// openWindow is what memory holds of a window that has not fired.
+type openWindow struct {
+	start int64
+	seq   uint64           // the next group's appearance number
+	kgs   map[int]struct{} // key groups with rows in the timer index
 }
 
-type windowGroup struct {
-	key  []byte // the key columns in the row codec
-	rows int64
-	acc  []aggAcc
+// firingGroup is one group of a firing window, read from the timer index.
+type firingGroup struct {
+	seq uint64
+	kg  int
+	row []byte // the index row: seq, encoded key, key in the row codec
 }
 
 // NewWindowAgg checks spec and returns an unopened operator.
@@ -116,16 +144,32 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 	return a, nil
 }
 
-// Open prepares empty state.
-func (a *WindowAgg) Open(*Context) error {
+// Open opens the operator's state at ctx.StateDir.
+func (a *WindowAgg) Open(ctx *Context) error {
+	a.maxPar = ctx.MaxParallelism
+	if a.maxPar <= 0 {
+		a.maxPar = types.DefaultMaxParallelism
+	}
+	be, err := state.Open(ctx.StateDir, state.Options{
+		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: a.maxPar,
+		FS: a.stateFS, Logger: ctx.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	a.be = be
+	a.accs = be.Value("wacc")
+	a.timers = be.Multiset("wtimers")
 	a.wm = MinWatermark
-	a.windows = map[window]*windowGroups{}
+	a.ends = nil
+	a.open = map[int64]*openWindow{}
 	ks := make(types.Schema, a.nKeys)
 	for i, k := range a.spec.Keys {
 		ks[i] = a.spec.InputSchema[k]
 	}
 	a.keyEnc = types.NewRowEncoder(ks)
 	a.keyCols = make([]arrow.Array, a.nKeys)
+	a.acc = make([]aggAcc, len(a.aggs))
 	a.schema = a.spec.OutputSchema.ArrowSchema()
 	a.rb = types.NewRowBuilder(nil, a.spec.OutputSchema)
 	return nil
@@ -134,10 +178,18 @@ func (a *WindowAgg) Open(*Context) error {
 // Process accumulates the rows of b into their windows. It borrows b.
 func (a *WindowAgg) Process(_ int, b types.Batch, _ Collector) error {
 	n := b.NumRows()
+	if n == 0 {
+		return nil
+	}
 	cols := b.Rec.Columns()[:b.NumCols()]
 	for i, k := range a.spec.Keys {
 		a.keyCols[i] = cols[k]
 	}
+	if cap(a.hashes) < n {
+		a.hashes = make([]uint64, n)
+	}
+	a.hashes = a.hashes[:n]
+	types.HashColumns(a.keyCols, a.hashes)
 	ts := cols[a.spec.Rowtime].(*array.Timestamp)
 	kinds := b.Kinds()
 	for i := 0; i < n; i++ {
@@ -148,11 +200,13 @@ func (a *WindowAgg) Process(_ int, b types.Batch, _ Collector) error {
 			return ErrNullRowtime
 		}
 		a.starts = assignWindows(a.starts[:0], a.spec.Window, floorMillis(int64(ts.Value(i))))
+		kg := types.KeyGroupForHash(a.hashes[i], a.maxPar)
+		a.keyBuf = a.keyEnc.EncodeKey(a.keyBuf[:0], a.keyCols, i)
 		for _, w := range a.starts {
 			if w.end-1 <= a.wm {
 				continue // fired already: late for this window
 			}
-			if err := a.accumulate(w, cols, i); err != nil {
+			if err := a.accumulate(w, kg, cols, i); err != nil {
 				return err
 			}
 		}
@@ -160,35 +214,94 @@ func (a *WindowAgg) Process(_ int, b types.Batch, _ Collector) error {
 	return nil
 }
 
-func (a *WindowAgg) accumulate(w window, cols []arrow.Array, i int) error {
-	wg := a.windows[w]
-	if wg == nil {
-		wg = &windowGroups{index: map[string]int{}}
-		a.windows[w] = wg
+// accumulate adds row i, whose encoded key is in a.keyBuf, to the state of
+// its group in window w.
+func (a *WindowAgg) accumulate(w window, kg int, cols []arrow.Array, i int) error {
+	nk := len(a.keyBuf)
+	a.keyBuf = binary.BigEndian.AppendUint64(a.keyBuf, uint64(w.end))
+	err := a.update(w, kg, nk, cols, i)
+	a.keyBuf = a.keyBuf[:nk]
+	return err
+}
+
+// update is accumulate with the state key, encoded key then window end, in
+// a.keyBuf.
+func (a *WindowAgg) update(w window, kg, nk int, cols []arrow.Array, i int) error {
+	stored, found, err := a.accs.Get(kg, a.keyBuf)
+	if err != nil {
+		return err
 	}
-	a.keyBuf = a.keyEnc.EncodeKey(a.keyBuf[:0], a.keyCols, i)
-	gi, ok := wg.index[string(a.keyBuf)]
-	if !ok {
-		gi = len(wg.groups)
-		wg.index[string(a.keyBuf)] = gi
-		wg.groups = append(wg.groups, &windowGroup{
-			key: a.keyEnc.AppendRow(nil, a.keyCols, i),
-			acc: make([]aggAcc, len(a.aggs)),
-		})
+	var rows int64
+	if found {
+		if rows, err = a.decode(stored); err != nil {
+			return err
+		}
+	} else {
+		for j := range a.acc {
+			a.acc[j].reset()
+		}
+		if err := a.addTimer(w, kg, a.keyBuf[:nk], i); err != nil {
+			return err
+		}
 	}
-	g := wg.groups[gi]
-	g.rows++
+	rows++
 	for j, f := range a.aggs {
 		var col arrow.Array
 		if f.arg >= 0 {
 			col = cols[f.arg]
 		}
-		var err error
-		if a.valBuf, err = f.accumulate(&g.acc[j], col, i, false, 0, nil, a.valBuf); err != nil {
+		if a.valBuf, err = f.accumulate(&a.acc[j], col, i, false, kg, nil, a.valBuf); err != nil {
 			return err
 		}
 	}
-	return nil
+	a.accBuf = binary.AppendVarint(a.accBuf[:0], rows)
+	for j, f := range a.aggs {
+		a.accBuf = f.appendAcc(a.accBuf, &a.acc[j])
+	}
+	return a.accs.Put(kg, a.keyBuf, a.accBuf)
+}
+
+// addTimer records that the group of row i (encoded key key, in key group
+// kg) has window w: a row of the timer index under (kg, w.end) holding the
+// group's appearance number, its encoded key and its key columns in the
+// row codec.
+func (a *WindowAgg) addTimer(w window, kg int, key []byte, i int) error {
+	ow := a.open[w.end]
+	if ow == nil {
+		ow = &openWindow{start: w.start, kgs: map[int]struct{}{}}
+		a.open[w.end] = ow
+		at := sort.Search(len(a.ends), func(j int) bool { return a.ends[j] >= w.end })
+		a.ends = append(a.ends, 0)
+		copy(a.ends[at+1:], a.ends[at:])
+		a.ends[at] = w.end
+	}
+	ow.kgs[kg] = struct{}{}
+	a.idxBuf = binary.BigEndian.AppendUint64(a.idxBuf[:0], ow.seq)
+	ow.seq++
+	a.idxBuf = binary.AppendUvarint(a.idxBuf, uint64(len(key)))
+	a.idxBuf = append(a.idxBuf, key...)
+	a.idxBuf = a.keyEnc.AppendRow(a.idxBuf, a.keyCols, i)
+	a.endBuf = binary.BigEndian.AppendUint64(a.endBuf[:0], uint64(w.end))
+	return a.timers.Add(kg, a.endBuf, a.idxBuf, 1)
+}
+
+// decode reads a group's state into a.acc and returns its row count.
+func (a *WindowAgg) decode(src []byte) (int64, error) {
+	rows, w := binary.Varint(src)
+	if w <= 0 {
+		return 0, errBadAggState
+	}
+	src = src[w:]
+	var err error
+	for j, f := range a.aggs {
+		if src, err = f.decodeAcc(src, &a.acc[j]); err != nil {
+			return 0, err
+		}
+	}
+	if len(src) != 0 {
+		return 0, errBadAggState
+	}
+	return rows, nil
 }
 
 // assignWindows appends the windows containing ts (ms).
@@ -227,40 +340,82 @@ func (a *WindowAgg) ProcessWatermark(wm int64, out Collector) error {
 		return nil
 	}
 	a.wm = wm
-	var fired []window
-	for w := range a.windows {
-		if w.end-1 <= wm {
-			fired = append(fired, w)
+	fired := 0
+	for ; fired < len(a.ends) && a.ends[fired]-1 <= wm; fired++ {
+		if err := a.fire(a.ends[fired], out); err != nil {
+			return err
 		}
 	}
-	sort.Slice(fired, func(i, j int) bool {
-		if fired[i].end != fired[j].end {
-			return fired[i].end < fired[j].end
-		}
-		return fired[i].start < fired[j].start
-	})
-	for _, w := range fired {
-		for _, g := range a.windows[w].groups {
-			if err := a.emit(w, g); err != nil {
-				return err
-			}
-			if a.rb.Len() >= joinBatchRows {
-				if err := a.flush(out); err != nil {
-					return err
-				}
-			}
-		}
-		delete(a.windows, w)
-	}
+	a.ends = append(a.ends[:0], a.ends[fired:]...)
 	if err := a.flush(out); err != nil {
 		return err
 	}
 	return EmitWatermark(out, wm)
 }
 
-// emit appends one window's result row for group g.
-func (a *WindowAgg) emit(w window, g *windowGroup) error {
-	if err := a.rb.Decoder(0, a.nKeys).Append(g.key); err != nil {
+// fire emits the window that ends at end, one row per group in order of
+// appearance, and drops its state.
+func (a *WindowAgg) fire(end int64, out Collector) error {
+	ow := a.open[end]
+	delete(a.open, end)
+	w := window{ow.start, end}
+	a.endBuf = binary.BigEndian.AppendUint64(a.endBuf[:0], uint64(end))
+	a.firing = a.firing[:0]
+	for kg := range ow.kgs {
+		rows, err := a.timers.Get(kg, a.endBuf)
+		if err != nil {
+			return err
+		}
+		for _, r := range rows {
+			a.firing = append(a.firing, firingGroup{
+				seq: binary.BigEndian.Uint64(r.Row), kg: kg, row: append([]byte(nil), r.Row...),
+			})
+		}
+	}
+	sort.Slice(a.firing, func(i, j int) bool { return a.firing[i].seq < a.firing[j].seq })
+	for _, g := range a.firing {
+		kl, n := binary.Uvarint(g.row[8:])
+		if n <= 0 || uint64(len(g.row)-8-n) < kl {
+			return errBadAggState
+		}
+		key, rowKey := g.row[8+n:8+n+int(kl)], g.row[8+n+int(kl):]
+		a.keyBuf = binary.BigEndian.AppendUint64(append(a.keyBuf[:0], key...), uint64(end))
+		stored, found, err := a.accs.Get(g.kg, a.keyBuf)
+		if err != nil {
+			return err
+		}
+		if !found {
+			return fmt.Errorf("operators: window aggregate lost the state of a group of window %v", w)
+		}
+		rows, err := a.decode(stored)
+		if err != nil {
+			return err
+		}
+		if err := a.emit(w, rowKey, rows); err != nil {
+			return err
+		}
+		if err := a.accs.Delete(g.kg, a.keyBuf); err != nil {
+			return err
+		}
+		if err := a.timers.Add(g.kg, a.endBuf, g.row, -1); err != nil {
+			return err
+		}
+		if a.rb.Len() >= joinBatchRows {
+			if err := a.flush(out); err != nil {
+				return err
+			}
+		}
+	}
+	for i := range a.firing {
+		a.firing[i].row = nil
+	}
+	return nil
+}
+
+// emit appends one window's result row for the group whose key columns
+// are rowKey (in the row codec) and whose accumulators are in a.acc.
+func (a *WindowAgg) emit(w window, rowKey []byte, rows int64) error {
+	if err := a.rb.Decoder(0, a.nKeys).Append(rowKey); err != nil {
 		return fmt.Errorf("operators: window aggregate built a bad key row: %w", err)
 	}
 	// window_start, window_end, window_time in the row codec: no NULLs,
@@ -278,7 +433,7 @@ func (a *WindowAgg) emit(w window, g *windowGroup) error {
 	}
 	for j, f := range a.aggs {
 		var null bool
-		if a.resBuf, null = f.appendResult(a.resBuf, &g.acc[j], g.rows); null {
+		if a.resBuf, null = f.appendResult(a.resBuf, &a.acc[j], rows); null {
 			a.resBuf[j/8] |= 1 << (j % 8)
 		}
 	}
@@ -309,11 +464,25 @@ func (a *WindowAgg) flush(out Collector) error {
 // end of the input, fired every window.
 func (a *WindowAgg) EndInput(int, Collector) error { return nil }
 
-// Close releases the builders.
+// Close releases the builders, flushes the state to Pebble and closes it.
+// It is safe after a failed Open.
 func (a *WindowAgg) Close() error {
 	if a.rb != nil {
 		a.rb.Release()
 		a.rb = nil
 	}
-	return nil
+	if a.be == nil {
+		return nil
+	}
+	be := a.be
+	a.be = nil
+	ferr := be.Flush()
+	if err := be.Close(); err != nil {
+		return err
+	}
+	return ferr
 }
+
+// StateStats reports the state's cache and spill counters; valid between
+// Open and Close.
+func (a *WindowAgg) StateStats() state.Stats { return a.be.Stats() }

@@ -2,6 +2,8 @@ package operators
 
 import (
 	"fmt"
+	"math/rand"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
@@ -93,7 +96,8 @@ func openWindowAgg(t *testing.T, w jobgraph.WindowSpec) *WindowAgg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := a.Open(&Context{}); err != nil {
+	a.stateFS = vfs.NewMem()
+	if err := a.Open(&Context{StateDir: "/s"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
@@ -204,3 +208,167 @@ func TestWindowAggNullRowtime(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// winOracle is the window aggregate held in Go maps: COUNT(*), SUM(x) per
+// (k, window), groups in order of first appearance.
+type winOracle struct {
+	w    jobgraph.WindowSpec
+	wm   int64
+	wins map[window]*winOracleGroups
+}
+
+type winOracleGroups struct {
+	order []int64
+	cs    map[int64]*[2]int64
+}
+
+func (o *winOracle) add(r winRow) {
+	for _, w := range assignWindows(nil, o.w, r.ts) {
+		if w.end-1 <= o.wm {
+			continue
+		}
+		g := o.wins[w]
+		if g == nil {
+			g = &winOracleGroups{cs: map[int64]*[2]int64{}}
+			o.wins[w] = g
+		}
+		c := g.cs[r.k]
+		if c == nil {
+			c = &[2]int64{}
+			g.cs[r.k] = c
+			g.order = append(g.order, r.k)
+		}
+		c[0]++
+		c[1] += r.x
+	}
+}
+
+func (o *winOracle) watermark(wm int64) string {
+	if wm <= o.wm {
+		return ""
+	}
+	o.wm = wm
+	var fired []window
+	for w := range o.wins {
+		if w.end-1 <= wm {
+			fired = append(fired, w)
+		}
+	}
+	sort.Slice(fired, func(i, j int) bool { return fired[i].end < fired[j].end })
+	var evs []string
+	for _, w := range fired {
+		g := o.wins[w]
+		for _, k := range g.order {
+			c := g.cs[k]
+			evs = append(evs, fmt.Sprintf("+I[%d %d %d %d %d %d]", k, w.start, w.end, w.end-1, c[0], c[1]))
+		}
+		delete(o.wins, w)
+	}
+	if wm == MaxWatermark {
+		evs = append(evs, "wm max")
+	} else {
+		evs = append(evs, fmt.Sprintf("wm %d", wm))
+	}
+	return strings.Join(evs, " ")
+}
+
+// TestWindowAggSpills runs many keys through HOP windows with a 1 KiB
+// state cache, so accumulators and the timer index spill to Pebble and are
+// read back, and checks every result against an in-memory oracle; with
+// the default cache nothing is evicted.
+func TestWindowAggSpills(t *testing.T) {
+	spec := jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 40, StepMs: 10}
+	for _, c := range []struct {
+		name       string
+		cacheBytes int64
+		spills     bool
+	}{{"1KiB", 1 << 10, true}, {"default", 0, false}} {
+		t.Run(c.name, func(t *testing.T) {
+			a, err := NewWindowAgg(windowSpec(spec))
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.stateFS = vfs.NewMem()
+			if err := a.Open(&Context{StateDir: "/s", StateCacheBytes: c.cacheBytes}); err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			o := &winOracle{w: spec, wm: MinWatermark, wins: map[window]*winOracleGroups{}}
+			out := &winCollector{}
+			rng := rand.New(rand.NewSource(1))
+			const keys = 300
+			maxOpen, maxCache := 0, int64(0)
+			for step := int64(0); step < 20; step++ {
+				rows := make([]winRow, 400)
+				for i := range rows {
+					// Some rows are late: up to 30 ms behind the watermark.
+					rows[i] = winRow{k: rng.Int63n(keys), x: rng.Int63n(100), ts: step*25 + rng.Int63n(40) - 30}
+					o.add(rows[i])
+				}
+				process(t, a, out, rows...)
+				open := 0
+				for _, g := range o.wins {
+					open += len(g.order)
+				}
+				maxOpen = max(maxOpen, open)
+				maxCache = max(maxCache, a.StateStats().CacheBytes)
+				wm := step*25 - 5
+				if got, want := watermark(t, a, out, wm), o.watermark(wm); got != want {
+					t.Fatalf("step %d, wm %d:\n got %s\nwant %s", step, wm, got, want)
+				}
+			}
+			if got, want := watermark(t, a, out, MaxWatermark), o.watermark(MaxWatermark); got != want {
+				t.Fatalf("end:\n got %s\nwant %s", got, want)
+			}
+			st := a.StateStats()
+			t.Logf("%d (key, window) groups open at most; cache at most %d bytes; %+v", maxOpen, maxCache, st)
+			if !c.spills {
+				if st.Evictions != 0 {
+					t.Fatalf("evictions with the default cache: %+v", st)
+				}
+				return
+			}
+			// NB: the budget is checked before each access, so the cache
+			// may exceed it by the entry just read. Every open group costs
+			// over 100 bytes of cache: holding them all would take 100 KiB.
+			if st.Evictions == 0 || st.Misses == 0 || st.FlushedBytes == 0 || maxCache > 4<<10 || maxOpen < 1000 {
+				t.Fatalf("state did not spill: %d groups open, cache at most %d bytes, %+v", maxOpen, maxCache, st)
+			}
+		})
+	}
+}
+
+// BenchmarkWindowAgg: 1000 keys into 10 ms tumbling windows, 4096-row
+// batches, a watermark after each batch.
+func BenchmarkWindowAgg(b *testing.B) {
+	a, err := NewWindowAgg(windowSpec(jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10}))
+	if err != nil {
+		b.Fatal(err)
+	}
+	a.stateFS = vfs.NewMem()
+	if err := a.Open(&Context{StateDir: "/s"}); err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	rows := make([]winRow, 4096)
+	out := discardCollector{}
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		for i := range rows {
+			rows[i] = winRow{k: int64(i % 1000), x: int64(i), ts: int64(n*4 + i/1024)}
+		}
+		batch := winBatch(rows...)
+		if err := a.Process(0, batch, out); err != nil {
+			b.Fatal(err)
+		}
+		batch.Release()
+		if err := a.ProcessWatermark(int64(n*4+3), out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.SetBytes(int64(len(rows)))
+}
+
+type discardCollector struct{}
+
+func (discardCollector) Emit(types.Batch) error { return nil }
