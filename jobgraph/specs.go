@@ -26,6 +26,7 @@ const (
 	KindGroupAggregate    = "group_aggregate"    // GroupAggSpec
 	KindWatermarkAssigner = "watermark_assigner" // WatermarkAssignerSpec
 	KindWindowAggregate   = "window_aggregate"   // WindowAggSpec
+	KindJoinInterval      = "join_interval"      // IntervalJoinSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -59,6 +60,22 @@ type JoinSpec struct {
 	// forever.
 	LeftTTLMs  int64 `json:"left_ttl_ms,omitempty"`
 	RightTTLMs int64 `json:"right_ttl_ms,omitempty"`
+}
+
+// IntervalJoinSpec configures an event-time interval join: an equi-join
+// (INNER, or LEFT, RIGHT, FULL OUTER with OuterLeft/OuterRight) whose rows
+// also satisfy LowerMs <= left.rowtime - right.rowtime <= UpperMs (both
+// bounds inclusive, in ms). LeftTime and RightTime are the rowtime columns
+// in LeftSchema and RightSchema. Its inputs are insert-only; its output is
+// too: outer rows are padded when they expire. Residual may hold outer join
+// conditions too. The TTL fields of JoinSpec are ignored: watermarks clean
+// the state.
+type IntervalJoinSpec struct {
+	JoinSpec
+	LeftTime  int   `json:"left_time"`
+	RightTime int   `json:"right_time"`
+	LowerMs   int64 `json:"lower_ms"`
+	UpperMs   int64 `json:"upper_ms"`
 }
 
 // NormalizeSpec turns an upsert stream (each row the latest version of its
