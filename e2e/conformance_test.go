@@ -24,9 +24,8 @@ var supported = []string{
 	"seed-regular-join-full",
 	"seed-regular-join-cross",
 	"seed-regular-join-ttl-hint",
-	// Runs as a regular join whose time condition is a residual predicate:
-	// the final result is right, but state is not yet cleaned up by
-	// watermarks as an interval join's is.
+	// An event-time interval join: the watermarks of both inputs expire
+	// its state.
 	"seed-interval-join",
 }
 

@@ -280,7 +280,13 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		}
 		residual = append(residual, c)
 	}
-	if n.outer() && len(residual) > 0 {
+	// NB: an interval join needs keys; without them the join stays a
+	// regular one and its time bounds a residual.
+	var iv *intervalBounds
+	if len(leftKeys) > 0 {
+		iv, residual = intervalOf(n, residual, lw)
+	}
+	if n.outer() && len(residual) > 0 && iv == nil {
 		return nil, nil, &Error{Pos: n.pos, Msg: "an outer join condition other than equalities between the two inputs and conditions on the side padded with NULLs is not supported yet"}
 	}
 	if n.outer() && len(leftKeys) == 0 {
@@ -298,6 +304,9 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 			used[lw+c] = true
 		}
 	}
+	if iv != nil {
+		used[iv.leftTime], used[lw+iv.rightTime] = true, true
+	}
 	left, lmap := pruneSide(n.left, leftFilters, used[:lw])
 	right, rmap := pruneSide(n.right, rightFilters, used[lw:])
 	for i := range leftKeys {
@@ -311,6 +320,13 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	rs, err := ph.build(right)
 	if err != nil {
 		return nil, nil, err
+	}
+	if iv != nil {
+		for _, s := range []*stream{ls, rs} {
+			if s.changes != "" {
+				return nil, nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("StreamPhysicalIntervalJoin doesn't support consuming update and delete changes which is produced by node %s", s.changes)}
+			}
+		}
 	}
 	nlw := len(ls.schema)
 	// Keys are columns of one type on both sides: cast or computed keys are
@@ -367,6 +383,14 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	}
 	if spec.RightTTLMs, err = ph.stateTTL(n.rightTTL); err != nil {
 		return nil, nil, err
+	}
+	if iv != nil {
+		// An interval join's output is insert-only: outer rows are padded
+		// only when they expire.
+		lt, rt := lmap(iv.leftTime), rmap(iv.rightTime)
+		name := intervalJoinName(n.kindName(), iv, lt, rt)
+		ispec := jobgraph.IntervalJoinSpec{JoinSpec: spec, LeftTime: lt, RightTime: rt, LowerMs: iv.lower, UpperMs: iv.upper}
+		return ph.b.join(name, ph.parallelism, op(jobgraph.KindJoinInterval, name, ispec), ls, rs, lk, rk, out), where, nil
 	}
 	kind, name := jobgraph.KindJoinInner, "Join"
 	if n.outer() {
