@@ -27,6 +27,9 @@ const (
 	KindWatermarkAssigner = "watermark_assigner" // WatermarkAssignerSpec
 	KindWindowAggregate   = "window_aggregate"   // WindowAggSpec
 	KindJoinInterval      = "join_interval"      // IntervalJoinSpec
+	KindRank              = "rank"               // RankSpec
+	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
+	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -128,6 +131,33 @@ type GroupAggSpec struct {
 	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
+// SortKey is one ORDER BY key of a RankSpec. NULL sorts first ascending and
+// last descending, as Flink's default null direction has it, unless
+// NullsFirst/NullsLast say otherwise.
+type SortKey struct {
+	Col        int  `json:"col"`
+	Desc       bool `json:"desc,omitempty"`
+	NullsFirst bool `json:"nulls_first,omitempty"`
+	NullsLast  bool `json:"nulls_last,omitempty"`
+}
+
+// RankSpec configures a streaming Top-N, as Flink's Rank with
+// rankType=[ROW_NUMBER] and rankRange=[rankStart=1, rankEnd=Limit]: per
+// partition (the Partition columns; none for ORDER BY ... LIMIT, which
+// runs on one subtask) it keeps the first Limit rows in OrderBy order,
+// ties in arrival order, and emits -D for a row that leaves them and +I for
+// one that enters. The output rows are the input rows, unchanged.
+type RankSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	Partition   []int        `json:"partition,omitempty"`
+	OrderBy     []SortKey    `json:"order_by"`
+	Limit       int64        `json:"limit"`
+	// InputRetracts is true when the input may carry -U/-D rows: the
+	// operator then keeps every row of a partition, since a retraction can
+	// bring a lower row back into the top; otherwise only the top Limit.
+	InputRetracts bool `json:"input_retracts,omitempty"`
+}
+
 // WatermarkAssignerSpec generates the watermarks of a table with a
 // WATERMARK FOR declaration. Rows pass through unchanged; a NULL rowtime
 // fails the job.
@@ -200,6 +230,43 @@ type ManagedSourceSpec struct {
 type ManagedSinkSpec struct {
 	Topic  string       `json:"topic"`
 	Schema types.Schema `json:"schema"`
+}
+
+// Kafka startup modes of KafkaSourceSpec.StartupMode.
+const (
+	KafkaStartEarliest  = "earliest-offset"
+	KafkaStartLatest    = "latest-offset"
+	KafkaStartTimestamp = "timestamp"
+)
+
+// KafkaSourceSpec reads one topic of an external Kafka cluster whose record
+// values are JSON objects, one row each.
+type KafkaSourceSpec struct {
+	Topic   string       `json:"topic"`
+	Brokers []string     `json:"brokers"`
+	Schema  types.Schema `json:"schema"`
+	// StartupMode is one of the KafkaStart constants; StartupTimestampMs
+	// goes with KafkaStartTimestamp.
+	StartupMode        string `json:"startup_mode"`
+	StartupTimestampMs int64  `json:"startup_timestamp_ms,omitempty"`
+	// Bounded makes the source stop at the end offsets it lists at start
+	// ('scan.bounded.mode' = 'latest-offset').
+	Bounded bool `json:"bounded,omitempty"`
+	// FailOnMissingField and IgnoreParseErrors are the json format's
+	// 'json.fail-on-missing-field' and 'json.ignore-parse-errors'.
+	FailOnMissingField bool `json:"fail_on_missing_field,omitempty"`
+	IgnoreParseErrors  bool `json:"ignore_parse_errors,omitempty"`
+}
+
+// KafkaSinkSpec appends insert-only rows, one JSON object per record, to one
+// topic of an external Kafka cluster.
+type KafkaSinkSpec struct {
+	Topic   string       `json:"topic"`
+	Brokers []string     `json:"brokers"`
+	Schema  types.Schema `json:"schema"`
+	// RoundRobin spreads records over partitions in turn; otherwise the
+	// client's default (sticky) partitioner places them.
+	RoundRobin bool `json:"round_robin,omitempty"`
 }
 
 // DatagenField configures one column of a datagen source.

@@ -1,0 +1,360 @@
+package operators
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/cockroachdb/pebble/v2/vfs"
+
+	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/state"
+	"github.com/braidflow/braid/types"
+)
+
+func init() {
+	RegisterOperator(jobgraph.KindRank, func(config []byte) (Operator, error) {
+		var spec jobgraph.RankSpec
+		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+			return nil, err
+		}
+		return NewRank(spec)
+	})
+}
+
+// Rank is Flink's streaming Top-N (Rank with rankType=[ROW_NUMBER] and
+// rankStart=1, without the row number in its output): per partition key it
+// keeps the rows ordered by the sort key, ties in arrival order, and emits
+// the change of the partition's first Limit rows:
+//
+//   - a new row that enters the top evicts the Limit-th row, if there was
+//     one: -D evicted, then +I new (Flink's AppendOnlyTopNFunction); a row
+//     that does not enter emits nothing;
+//   - a retraction (-U/-D) of a row in the top emits -D of it, then +I of
+//     the row that moves up into the top, if any; a retraction of a row
+//     below the top, or of one the partition does not hold, emits nothing.
+//
+// The output rows are the input rows, unchanged. Changes are emitted in
+// batches of up to 4096 rows before Process returns.
+//
+// State: a MultisetState per partition key whose entries are the encoded
+// sort key, an arrival sequence number and the encoded row (each entry once,
+// so equal rows are separate entries). For insert-only input only the top
+// Limit rows are kept; with retractions every row of the partition is kept,
+// since retracting a top row brings the next one back. Each Process call
+// loads the partitions it touches into sorted slices: a row costs
+// O(m) for a partition of m stored rows (a binary search and a slice
+// insert), plus O(m log m) the first time a batch touches the partition.
+// Top-N partitions are small in typical use (the top few rows per key, or
+// the groups of an aggregate); a very large retracting partition is slow.
+type Rank struct {
+	spec   jobgraph.RankSpec
+	be     *state.Backend
+	rows   *state.MultisetState
+	maxPar int
+
+	keyEnc  *types.RowEncoder
+	rowEnc  *types.RowEncoder
+	sortEnc *sortKeyEncoder
+	keyCols []arrow.Array
+	hashes  []uint64
+	keyBuf  []byte
+	rowBuf  []byte
+	sortBuf []byte
+	// parts are the partitions the current Process call has loaded, by
+	// partition key; they are dropped when it returns.
+	parts map[string]*rankPartition
+
+	schema *arrow.Schema
+	rb     *types.RowBuilder
+	kinds  []int8
+
+	// stateFS, when set, replaces the OS filesystem under the state (tests).
+	stateFS vfs.FS
+}
+
+var _ Operator = (*Rank)(nil)
+
+// rankEntry is one stored row: its state entry (sort key, sequence number,
+// row) and the parts of it.
+type rankEntry struct {
+	raw  []byte
+	sort []byte
+	seq  uint64
+	row  []byte
+}
+
+// rankPartition is a partition's rows sorted by (sort key, seq).
+type rankPartition struct {
+	kg      int
+	key     []byte
+	entries []rankEntry
+	nextSeq uint64
+}
+
+var errBadRankState = errors.New("operators: corrupt rank state entry")
+
+// NewRank checks spec and returns an unopened operator.
+func NewRank(spec jobgraph.RankSpec) (*Rank, error) {
+	if spec.Limit < 1 {
+		return nil, fmt.Errorf("operators: rank limit %d is not positive", spec.Limit)
+	}
+	if len(spec.OrderBy) == 0 {
+		return nil, fmt.Errorf("operators: rank has no ORDER BY key")
+	}
+	for _, c := range spec.Partition {
+		if c < 0 || c >= len(spec.InputSchema) {
+			return nil, fmt.Errorf("operators: rank partition column %d is out of range", c)
+		}
+	}
+	for _, k := range spec.OrderBy {
+		if k.Col < 0 || k.Col >= len(spec.InputSchema) {
+			return nil, fmt.Errorf("operators: rank sort column %d is out of range", k.Col)
+		}
+		if err := checkSortable(spec.InputSchema[k.Col].Type.ArrowType()); err != nil {
+			return nil, err
+		}
+	}
+	return &Rank{spec: spec}, nil
+}
+
+// Open opens the operator's state at ctx.StateDir.
+func (r *Rank) Open(ctx *Context) error {
+	r.maxPar = ctx.MaxParallelism
+	if r.maxPar <= 0 {
+		r.maxPar = types.DefaultMaxParallelism
+	}
+	be, err := state.Open(ctx.StateDir, state.Options{
+		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: r.maxPar,
+		FS: r.stateFS, Logger: ctx.Logger,
+	})
+	if err != nil {
+		return err
+	}
+	r.be = be
+	r.rows = be.Multiset("rows")
+	ks := make(types.Schema, len(r.spec.Partition))
+	for i, c := range r.spec.Partition {
+		ks[i] = r.spec.InputSchema[c]
+	}
+	r.keyEnc = types.NewRowEncoder(ks)
+	r.keyCols = make([]arrow.Array, len(ks))
+	r.rowEnc = types.NewRowEncoder(r.spec.InputSchema)
+	r.sortEnc = newSortKeyEncoder(r.spec.OrderBy)
+	r.schema = r.spec.InputSchema.ArrowSchema()
+	r.rb = types.NewRowBuilder(nil, r.spec.InputSchema)
+	return nil
+}
+
+// Process applies the rows of b to their partitions and emits the changes
+// of each partition's top. It borrows b.
+func (r *Rank) Process(_ int, b types.Batch, out Collector) error {
+	n := b.NumRows()
+	if n == 0 {
+		return nil
+	}
+	cols := b.Rec.Columns()[:b.NumCols()]
+	for i, c := range r.spec.Partition {
+		r.keyCols[i] = cols[c]
+	}
+	if cap(r.hashes) < n {
+		r.hashes = make([]uint64, n)
+	}
+	r.hashes = r.hashes[:n]
+	types.HashColumns(r.keyCols, r.hashes)
+	r.parts = map[string]*rankPartition{}
+	defer func() { r.parts = nil }()
+	kinds := b.Kinds()
+	for i := 0; i < n; i++ {
+		p, err := r.partition(i)
+		if err != nil {
+			return err
+		}
+		r.rowBuf = r.rowEnc.AppendRow(r.rowBuf[:0], cols, i)
+		r.sortBuf = r.sortEnc.append(r.sortBuf[:0], cols, i)
+		if types.RowKind(kinds[i]).IsRetract() {
+			err = r.retract(p)
+		} else {
+			err = r.insert(p)
+		}
+		if err != nil {
+			return err
+		}
+		if r.rb.Len() >= joinBatchRows-1 {
+			if err := r.flush(out); err != nil {
+				return err
+			}
+		}
+	}
+	return r.flush(out)
+}
+
+// partition returns the partition of input row i, loading it from state the
+// first time the batch touches it.
+func (r *Rank) partition(i int) (*rankPartition, error) {
+	r.keyBuf = r.keyEnc.EncodeKey(r.keyBuf[:0], r.keyCols, i)
+	if p, ok := r.parts[string(r.keyBuf)]; ok {
+		return p, nil
+	}
+	p := &rankPartition{kg: types.KeyGroupForHash(r.hashes[i], r.maxPar), key: append([]byte(nil), r.keyBuf...)}
+	stored, err := r.rows.Get(p.kg, p.key)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range stored {
+		e, err := decodeRankEntry(append([]byte(nil), s.Row...))
+		if err != nil {
+			return nil, err
+		}
+		// NB: every entry is added once; a count above 1 cannot happen
+		// since sequence numbers are unique, but honour it anyway.
+		for c := int64(0); c < s.Count; c++ {
+			p.entries = append(p.entries, e)
+		}
+		if e.seq >= p.nextSeq {
+			p.nextSeq = e.seq + 1
+		}
+	}
+	sort.Slice(p.entries, func(a, b int) bool { return p.entries[a].less(p.entries[b].sort, p.entries[b].seq) })
+	r.parts[string(p.key)] = p
+	return p, nil
+}
+
+func (e rankEntry) less(sortKey []byte, seq uint64) bool {
+	if c := bytes.Compare(e.sort, sortKey); c != 0 {
+		return c < 0
+	}
+	return e.seq < seq
+}
+
+func decodeRankEntry(raw []byte) (rankEntry, error) {
+	l, w := binary.Uvarint(raw)
+	if w <= 0 || uint64(len(raw)-w) < l+8 {
+		return rankEntry{}, errBadRankState
+	}
+	s := raw[w : w+int(l)]
+	rest := raw[w+int(l):]
+	return rankEntry{raw: raw, sort: s, seq: binary.BigEndian.Uint64(rest), row: rest[8:]}, nil
+}
+
+// insert adds the current row (r.rowBuf, r.sortBuf) to p.
+func (r *Rank) insert(p *rankPartition) error {
+	limit := r.spec.Limit
+	seq := p.nextSeq
+	pos := sort.Search(len(p.entries), func(j int) bool { return !p.entries[j].less(r.sortBuf, seq) })
+	if int64(pos) >= limit && !r.spec.InputRetracts {
+		// NB: on insert-only input a row below the top can never enter it.
+		return nil
+	}
+	p.nextSeq++
+	raw := binary.AppendUvarint(nil, uint64(len(r.sortBuf)))
+	raw = append(raw, r.sortBuf...)
+	raw = binary.BigEndian.AppendUint64(raw, seq)
+	raw = append(raw, r.rowBuf...)
+	e, err := decodeRankEntry(raw)
+	if err != nil {
+		return err
+	}
+	if err := r.rows.Add(p.kg, p.key, raw, 1); err != nil {
+		return err
+	}
+	p.entries = append(p.entries, rankEntry{})
+	copy(p.entries[pos+1:], p.entries[pos:])
+	p.entries[pos] = e
+	if int64(pos) >= limit {
+		return nil
+	}
+	if int64(len(p.entries)) > limit {
+		evicted := p.entries[limit]
+		if err := r.emit(evicted.row, types.Delete); err != nil {
+			return err
+		}
+		if !r.spec.InputRetracts {
+			if err := r.rows.Add(p.kg, p.key, evicted.raw, -1); err != nil {
+				return err
+			}
+			p.entries = p.entries[:limit]
+		}
+	}
+	return r.emit(e.row, types.Insert)
+}
+
+// retract removes the earliest stored row equal to the current row from p.
+func (r *Rank) retract(p *rankPartition) error {
+	limit := r.spec.Limit
+	pos := sort.Search(len(p.entries), func(j int) bool { return bytes.Compare(p.entries[j].sort, r.sortBuf) >= 0 })
+	for ; pos < len(p.entries) && bytes.Equal(p.entries[pos].sort, r.sortBuf); pos++ {
+		if bytes.Equal(p.entries[pos].row, r.rowBuf) {
+			break
+		}
+	}
+	if pos == len(p.entries) || !bytes.Equal(p.entries[pos].sort, r.sortBuf) {
+		// A retraction of a row the partition does not hold.
+		return nil
+	}
+	e := p.entries[pos]
+	if err := r.rows.Add(p.kg, p.key, e.raw, -1); err != nil {
+		return err
+	}
+	p.entries = append(p.entries[:pos], p.entries[pos+1:]...)
+	if int64(pos) >= limit {
+		return nil
+	}
+	if err := r.emit(e.row, types.Delete); err != nil {
+		return err
+	}
+	if int64(len(p.entries)) >= limit {
+		return r.emit(p.entries[limit-1].row, types.Insert)
+	}
+	return nil
+}
+
+// emit appends an encoded input row to the output.
+func (r *Rank) emit(row []byte, kind types.RowKind) error {
+	if err := r.rb.Decoder(0, len(r.spec.InputSchema)).Append(row); err != nil {
+		return fmt.Errorf("operators: rank state holds a bad row: %w", err)
+	}
+	r.rb.EndRow()
+	r.kinds = append(r.kinds, int8(kind))
+	return nil
+}
+
+func (r *Rank) flush(out Collector) error {
+	if r.rb.Len() == 0 {
+		return nil
+	}
+	arrs := r.rb.NewArrays()
+	b := types.NewBatch(r.schema, arrs, r.kinds)
+	for _, a := range arrs {
+		a.Release()
+	}
+	r.kinds = r.kinds[:0]
+	err := out.Emit(b)
+	b.Release()
+	return err
+}
+
+// EndInput has nothing to flush: changes are emitted as rows arrive.
+func (r *Rank) EndInput(int, Collector) error { return nil }
+
+// Close flushes the state to Pebble and closes it. It is safe after a failed
+// Open.
+func (r *Rank) Close() error {
+	if r.rb != nil {
+		r.rb.Release()
+		r.rb = nil
+	}
+	if r.be == nil {
+		return nil
+	}
+	be := r.be
+	r.be = nil
+	ferr := be.Flush()
+	if err := be.Close(); err != nil {
+		return err
+	}
+	return ferr
+}
