@@ -22,7 +22,7 @@ const (
 // notYetConnectors are Flink connectors users will ask for that Braid does
 // not have yet; they get a clearer message than an unknown name.
 var notYetConnectors = map[string]bool{
-	"kafka": true, "upsert-kafka": true, "mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
+	"upsert-kafka": true, "mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
 	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
 	"nexmark": true, "socket": true, "pulsar": true, "kinesis": true,
 }
@@ -55,12 +55,15 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 	case conn == ConnectorDatagen:
 		_, err := DatagenSpecFor(t)
 		return err
+	case conn == ConnectorKafka:
+		_, err := kafkaTableFor(t)
+		return err
 	case notYetConnectors[conn]:
 		return fmt.Errorf("connector '%s' is not supported yet", conn)
 	}
 	allowed, ok := connectorOptions[conn]
 	if !ok {
-		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, print, and managed tables without a 'connector' option)",
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, print, and managed tables without a 'connector' option)",
 			conn, tableName(t))
 	}
 	keys := make([]string, 0, len(t.Options))
@@ -121,6 +124,12 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (kind string, conf
 			return "", nil, 0, err
 		}
 		return jobgraph.KindDatagen, jobgraph.EncodeSpec(spec), 0, nil
+	case ConnectorKafka:
+		kt, err := kafkaTableFor(t)
+		if err != nil {
+			return "", nil, 0, err
+		}
+		return jobgraph.KindKafkaSource, jobgraph.EncodeSpec(kt.source), 0, nil
 	default:
 		return "", nil, 0, fmt.Errorf("connector '%s' can only be used as a sink (table %s)", conn, tableName(t))
 	}
@@ -140,6 +149,12 @@ func (r *Resolver) SinkSpec(t *catalog.Table) (kind string, config []byte, err e
 		return jobgraph.KindPrint, jobgraph.EncodeSpec(spec), nil
 	case ConnectorBlackhole:
 		return jobgraph.KindBlackhole, jobgraph.EncodeSpec(jobgraph.BlackholeSpec{Schema: schema}), nil
+	case ConnectorKafka:
+		kt, err := kafkaTableFor(t)
+		if err != nil {
+			return "", nil, err
+		}
+		return jobgraph.KindKafkaSink, jobgraph.EncodeSpec(kt.sink), nil
 	default:
 		return "", nil, fmt.Errorf("connector '%s' can only be used as a source (table %s)", conn, tableName(t))
 	}

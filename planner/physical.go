@@ -193,6 +193,8 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		return boundedScan
 	case "datagen":
 		return n.table.Options["number-of-rows"] != ""
+	case "kafka":
+		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
 	}
 	return false
 }

@@ -108,7 +108,7 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 	if err != nil {
 		return nil, err
 	}
-	if s.changes != "" && target.Managed() && len(target.PrimaryKey) == 0 {
+	if s.changes != "" && (target.Managed() || target.Connector() == "kafka") && len(target.PrimaryKey) == 0 {
 		// NB: normalize emits deletes as well as updates, a join passes its
 		// inputs' kinds through, and a group aggregate deletes only when
 		// its input does.

@@ -1,0 +1,179 @@
+package connectors
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/types"
+)
+
+// ConnectorKafka is Flink's 'kafka' connector: one topic of an external
+// Kafka cluster, record values in the 'json' format.
+const ConnectorKafka = "kafka"
+
+// kafkaOptionNames are the options a 'kafka' table accepts.
+var kafkaOptionNames = []string{
+	"connector", "topic", "properties.bootstrap.servers", "properties.group.id",
+	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.bounded.mode",
+	"format", "value.format", "json.fail-on-missing-field", "json.ignore-parse-errors",
+	"sink.partitioner",
+}
+
+// kafkaTable is the checked options of a 'kafka' table.
+type kafkaTable struct {
+	source jobgraph.KafkaSourceSpec
+	sink   jobgraph.KafkaSinkSpec
+}
+
+// kafkaTableFor reads and checks the options of a 'kafka' table without
+// contacting the brokers. Errors name the table and the option.
+//
+// NB: 'properties.group.id' is accepted but only informative: the source
+// assigns partitions itself and commits no offsets, as Flink does when
+// checkpointing is off.
+func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
+	name := tableName(t)
+	bad := func(k, format string, args ...any) error {
+		return fmt.Errorf("table %s: option '%s' %s", name, k, fmt.Sprintf(format, args...))
+	}
+	opts := t.Options
+	keys := make([]string, 0, len(opts))
+	for k := range opts {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch {
+		case contains(kafkaOptionNames, k):
+		case k == "topic-pattern":
+			return kafkaTable{}, bad(k, "is not supported: give one topic with 'topic'")
+		case k == "scan.startup.specific-offsets":
+			return kafkaTable{}, bad(k, "is not supported: 'scan.startup.mode' may be earliest-offset, latest-offset or timestamp")
+		case strings.HasPrefix(k, "properties."):
+			return kafkaTable{}, bad(k, "is not supported: of the Kafka client properties only properties.bootstrap.servers and properties.group.id are")
+		default:
+			return kafkaTable{}, fmt.Errorf("unsupported option '%s' for connector 'kafka' (table %s; supported: %s)",
+				k, name, strings.Join(kafkaOptionNames, ", "))
+		}
+	}
+	get := func(k string) string { return strings.TrimSpace(opts[k]) }
+
+	topic := get("topic")
+	switch {
+	case topic == "":
+		return kafkaTable{}, bad("topic", "is required")
+	case strings.Contains(topic, ";") || strings.Contains(topic, ","):
+		return kafkaTable{}, bad("topic", "must name one topic, got '%s'", topic)
+	}
+	var brokers []string
+	for _, b := range strings.Split(get("properties.bootstrap.servers"), ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	if len(brokers) == 0 {
+		return kafkaTable{}, bad("properties.bootstrap.servers", "is required")
+	}
+
+	format, fk := get("format"), "format"
+	if v := get("value.format"); v != "" {
+		if format != "" && format != v {
+			return kafkaTable{}, bad("value.format", "is '%s' but 'format' is '%s'", v, format)
+		}
+		format, fk = v, "value.format"
+	}
+	switch format {
+	case "json":
+	case "":
+		return kafkaTable{}, bad("format", "is required ('json')")
+	default:
+		return kafkaTable{}, bad(fk, "'%s' is not supported (supported: json)", format)
+	}
+	failMissing, err := boolOption(opts, "json.fail-on-missing-field")
+	if err != nil {
+		return kafkaTable{}, fmt.Errorf("table %s: %w", name, err)
+	}
+	ignoreErrs, err := boolOption(opts, "json.ignore-parse-errors")
+	if err != nil {
+		return kafkaTable{}, fmt.Errorf("table %s: %w", name, err)
+	}
+	if failMissing && ignoreErrs {
+		return kafkaTable{}, fmt.Errorf("table %s: 'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be true", name)
+	}
+
+	src := jobgraph.KafkaSourceSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema(),
+		StartupMode: jobgraph.KafkaStartEarliest, FailOnMissingField: failMissing, IgnoreParseErrors: ignoreErrs}
+	switch m := get("scan.startup.mode"); m {
+	case "", jobgraph.KafkaStartEarliest, jobgraph.KafkaStartLatest:
+		if m != "" {
+			src.StartupMode = m
+		}
+		if _, ok := opts["scan.startup.timestamp-millis"]; ok {
+			return kafkaTable{}, bad("scan.startup.timestamp-millis", "needs 'scan.startup.mode' = 'timestamp'")
+		}
+	case jobgraph.KafkaStartTimestamp:
+		ms, err := strconv.ParseInt(get("scan.startup.timestamp-millis"), 10, 64)
+		if err != nil || ms < 0 {
+			return kafkaTable{}, bad("scan.startup.timestamp-millis", "must be milliseconds since the epoch with 'scan.startup.mode' = 'timestamp', got '%s'",
+				get("scan.startup.timestamp-millis"))
+		}
+		src.StartupMode, src.StartupTimestampMs = m, ms
+	case "specific-offsets", "group-offsets":
+		return kafkaTable{}, bad("scan.startup.mode", "'%s' is not supported (supported: earliest-offset, latest-offset, timestamp)", m)
+	default:
+		return kafkaTable{}, bad("scan.startup.mode", "must be earliest-offset, latest-offset or timestamp, got '%s'", m)
+	}
+	switch m := get("scan.bounded.mode"); m {
+	case "", "unbounded":
+	case "latest-offset":
+		src.Bounded = true
+	default:
+		return kafkaTable{}, bad("scan.bounded.mode", "must be 'unbounded' or 'latest-offset', got '%s'", m)
+	}
+
+	sink := jobgraph.KafkaSinkSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema()}
+	switch p := get("sink.partitioner"); p {
+	case "", "default":
+	case "round-robin":
+		sink.RoundRobin = true
+	default:
+		return kafkaTable{}, bad("sink.partitioner", "'%s' is not supported (supported: default, round-robin)", p)
+	}
+
+	if len(t.PrimaryKey) > 0 {
+		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the 'json' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (upsert-kafka is not supported yet)", name)
+	}
+	for _, f := range src.Schema {
+		if !jsonSupports(f.Type) {
+			return kafkaTable{}, fmt.Errorf("table %s: column %s: the 'json' format does not support type %v", name, f.Name, f.Type)
+		}
+	}
+	return kafkaTable{source: src, sink: sink}, nil
+}
+
+func boolOption(opts map[string]string, k string) (bool, error) {
+	v, ok := opts[k]
+	if !ok {
+		return false, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true":
+		return true, nil
+	case "false":
+		return false, nil
+	}
+	return false, fmt.Errorf("option '%s' must be 'true' or 'false', got '%s'", k, v)
+}
+
+// jsonSupports reports whether the json format reads and writes t.
+func jsonSupports(t types.DataType) bool {
+	switch t.Kind {
+	case types.KindNull, types.KindIntervalDayTime, types.KindIntervalYearMonth:
+		return false
+	}
+	return true
+}
