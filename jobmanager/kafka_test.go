@@ -1,0 +1,73 @@
+package jobmanager_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+)
+
+// TestKafkaConnectorEndToEnd: 'kafka' tables with the 'json' format on the
+// cluster's own broker: INSERT from VALUES, a bounded SELECT back (records
+// produced by another client included), a join with a managed table, and
+// the errors a user can cause (updating input, a missing topic).
+func TestKafkaConnectorEndToEnd(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	brokers := cl.JobManager().Brokers()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	kc, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	if _, err := kadm.NewClient(kc).CreateTopic(ctx, 2, -1, nil, "orders"); err != nil {
+		t.Fatal(err)
+	}
+	if err := kc.ProduceSync(ctx, &kgo.Record{Topic: "orders",
+		Value: []byte(`{"id":9,"user_id":2,"amount":"99.5","ts":"2025-05-01T12:00:00","note":"external"}`)}).FirstErr(); err != nil {
+		t.Fatal(err)
+	}
+
+	s := openSession(t, c)
+	with := fmt.Sprintf(`'connector' = 'kafka', 'topic' = 'orders', 'properties.bootstrap.servers' = '%s',
+		'format' = 'json', 'scan.bounded.mode' = 'latest-offset'`, strings.Join(brokers, ","))
+	run(t, s, `SET 'parallelism.default' = '2';
+CREATE TABLE orders (id INT, user_id INT, amount DECIMAL(10, 2), ts TIMESTAMP(3)) WITH (`+with+`);
+CREATE TABLE users (id INT, name STRING);
+INSERT INTO users VALUES (1, 'ann'), (2, 'bob');
+INSERT INTO orders VALUES
+	(1, 1, 10.25, TIMESTAMP '2025-05-01 10:00:00.5'),
+	(2, 1, 3, TIMESTAMP '2025-05-01 11:00:00'),
+	(3, 3, NULL, NULL);`)
+
+	equal(t, "select", run(t, s, "SELECT * FROM orders;").sorted(), []string{
+		"+I[1, 1, 10.25, 2025-05-01 10:00:00.500]",
+		"+I[2, 1, 3.00, 2025-05-01 11:00:00.000]",
+		"+I[3, 3, NULL, NULL]",
+		"+I[9, 2, 99.50, 2025-05-01 12:00:00.000]",
+	})
+	equal(t, "join", run(t, s, "SELECT o.id, u.name, o.amount FROM orders o JOIN users u ON o.user_id = u.id;").sorted(), []string{
+		"+I[1, ann, 10.25]",
+		"+I[2, ann, 3.00]",
+		"+I[9, bob, 99.50]",
+	})
+
+	err = s.Execute(context.Background(), `INSERT INTO orders SELECT user_id, COUNT(*), CAST(NULL AS DECIMAL(10, 2)), CAST(NULL AS TIMESTAMP(3)) FROM orders GROUP BY user_id;`, false, newRows())
+	if err == nil || !strings.Contains(err.Error(), "Table sink 'default_catalog.default_database.orders' doesn't support consuming update changes") {
+		t.Errorf("updating input into a kafka table: %v", err)
+	}
+
+	run(t, s, `CREATE TABLE missing (id INT) WITH ('connector' = 'kafka', 'topic' = 'nope', 'properties.bootstrap.servers' = '`+
+		brokers[0]+`', 'format' = 'json', 'scan.bounded.mode' = 'latest-offset');`)
+	err = s.Execute(context.Background(), "SELECT * FROM missing;", false, newRows())
+	if err == nil || !strings.Contains(err.Error(), `topic "nope" on brokers `+brokers[0]) {
+		t.Errorf("missing topic: %v", err)
+	}
+}
