@@ -27,11 +27,8 @@ func (b *binder) bindQuery(q *ast.Query) (node, error) {
 	if len(q.With) > 0 {
 		return nil, unsupported(q.With[0].Pos, "WITH")
 	}
-	if len(q.OrderBy) > 0 {
-		return nil, unsupported(q.OrderBy[0].Pos, "ORDER BY")
-	}
-	if q.Limit != nil {
-		return nil, unsupported(q.Limit.Position(), "LIMIT")
+	if len(q.OrderBy) > 0 || q.Limit != nil {
+		return b.bindTopN(q)
 	}
 	if q.Offset != nil {
 		return nil, unsupported(q.Offset.Position(), "OFFSET")
@@ -150,6 +147,9 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if len(s.Windows) > 0 {
 		return nil, unsupported(s.Windows[0].Pos, "the WINDOW clause")
 	}
+	if at := rowNumberItem(s); at >= 0 {
+		return b.bindRowNumber(s, at)
+	}
 	var in node
 	sc := &scope{}
 	if s.From != nil {
@@ -176,7 +176,14 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		if cond.Type.Kind != types.KindBoolean {
 			return nil, errorf(s.Where.Position(), "WHERE must be a BOOLEAN expression, got %s", cond.Type)
 		}
-		in = &filterNode{input: in, cond: cond}
+		if rk, ok := in.(*rankNode); ok && rk.rowNumber && rk.limit == 0 {
+			if cond, err = takeRowNumberLimit(rk, cond, s.Where.Position()); err != nil {
+				return nil, err
+			}
+		}
+		if cond != nil {
+			in = &filterNode{input: in, cond: cond}
+		}
 	}
 	// Aggregate calls in the SELECT list and HAVING are collected as they
 	// are bound; any makes the query an aggregation.
@@ -222,6 +229,11 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		}
 		if having.Type.Kind != types.KindBoolean {
 			return nil, errorf(s.Having.Position(), "HAVING must be a BOOLEAN expression, got %s", having.Type)
+		}
+	}
+	if rk := rowNumberBelow(in); rk != nil {
+		if err := checkNoRowNumber(rk, s, exprs, srcs, agg, having); err != nil {
+			return nil, err
 		}
 	}
 	names = uniquify(names)

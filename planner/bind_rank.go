@@ -1,0 +1,410 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/jobgraph"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/sql/ast"
+	"github.com/braidflow/braid/types"
+)
+
+// rankNode is a streaming Top-N, Flink's Rank with rankType=[ROW_NUMBER]:
+// per partition (partition columns of the input; none for ORDER BY ...
+// LIMIT) the first limit rows in order. Its output is the first keep input
+// columns (the input's later columns are the sort and partition keys the
+// query does not select), then, for the ROW_NUMBER form, the row number
+// column, which no query may read yet.
+type rankNode struct {
+	pos       ast.Pos
+	input     node
+	partition []int
+	order     []jobgraph.SortKey
+	// limit is n; 0 for a ROW_NUMBER whose enclosing filter has not been
+	// bound yet.
+	limit     int64
+	keep      int
+	rowNumber bool
+	out       types.Schema
+	// names are the SQL text of the partition keys, then the sort keys,
+	// for plans and errors.
+	names []string
+}
+
+func (n *rankNode) schema() types.Schema { return n.out }
+
+// rnCol is the index of the row number column of a ROW_NUMBER rank.
+func (n *rankNode) rnCol() int { return n.keep }
+
+// bindTopN binds query ORDER BY ... LIMIT n into a global Top-N.
+func (b *binder) bindTopN(q *ast.Query) (node, error) {
+	if q.Offset != nil {
+		return nil, unsupported(q.Offset.Position(), "OFFSET")
+	}
+	if q.Limit == nil {
+		// NB: Braid has no temporal sort (ORDER BY a rowtime ascending);
+		// Flink's message is the right one for every other first key.
+		return nil, errorf(q.OrderBy[0].Pos, "Sort on a non-time-attribute field is not supported.")
+	}
+	if len(q.OrderBy) == 0 {
+		return nil, unsupported(q.Limit.Position(), "LIMIT without ORDER BY")
+	}
+	limit, err := bindLimit(q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	// Each ORDER BY item names an output column, or, in a plain SELECT, is
+	// computed as a hidden column after the selected ones.
+	var outNames []string
+	sel, _ := q.Body.(*ast.Select)
+	if sel != nil && sel.Distinct {
+		sel = nil
+	}
+	var body ast.QueryExpr = q.Body
+	cols := make([]int, len(q.OrderBy))
+	var hidden []*ast.SelectItem
+	if sel != nil {
+		visible, err := b.bindQueryExpr(q.Body)
+		if err != nil {
+			return nil, err
+		}
+		outNames = visible.schema().Names()
+		for i, item := range q.OrderBy {
+			if c := outputColumn(item.Expr, outNames); c >= 0 {
+				cols[i] = c
+				continue
+			}
+			cols[i] = len(outNames) + len(hidden)
+			hidden = append(hidden, &ast.SelectItem{Pos: item.Pos, Expr: item.Expr,
+				Alias: &ast.Ident{Pos: item.Pos, Name: fmt.Sprintf("$order%d", len(hidden))}})
+		}
+		if len(hidden) > 0 {
+			c := *sel
+			c.Items = append(append([]*ast.SelectItem{}, sel.Items...), hidden...)
+			body = &c
+		}
+	}
+	in, err := b.bindQueryExpr(body)
+	if err != nil {
+		return nil, err
+	}
+	keep := len(in.schema()) - len(hidden)
+	if sel == nil {
+		outNames = in.schema().Names()
+		for i, item := range q.OrderBy {
+			if cols[i] = outputColumn(item.Expr, outNames); cols[i] < 0 {
+				return nil, errorf(item.Pos, "ORDER BY %s must name an output column of this query", item.Expr)
+			}
+		}
+	}
+	order, err := sortKeys(q.OrderBy, cols, in.schema())
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, o := range q.OrderBy {
+		names = append(names, o.Expr.String())
+	}
+	return &rankNode{pos: q.OrderBy[0].Pos, input: in, order: order, limit: limit, keep: keep,
+		out: append(types.Schema{}, in.schema()[:keep]...), names: names}, nil
+}
+
+// outputColumn is the output column an ORDER BY item names by its name, or -1.
+func outputColumn(e ast.Expr, names []string) int {
+	ref, ok := e.(*ast.ColumnRef)
+	if !ok || len(ref.Parts) != 1 {
+		return -1
+	}
+	found := -1
+	for i, n := range names {
+		if n == ref.Parts[0].Name {
+			if found >= 0 {
+				return -1
+			}
+			found = i
+		}
+	}
+	return found
+}
+
+func sortKeys(items []*ast.OrderItem, cols []int, in types.Schema) ([]jobgraph.SortKey, error) {
+	keys := make([]jobgraph.SortKey, len(items))
+	for i, item := range items {
+		keys[i] = jobgraph.SortKey{Col: cols[i], Desc: item.Desc,
+			NullsFirst: item.Nulls == "FIRST", NullsLast: item.Nulls == "LAST"}
+	}
+	return keys, nil
+}
+
+// bindLimit reads LIMIT n: a positive integer literal.
+func bindLimit(e ast.Expr) (int64, error) {
+	v, err := bindExpr(&scope{}, e)
+	if err == nil {
+		if n, ok := intLiteral(v); ok && n > 0 {
+			return n, nil
+		}
+	}
+	return 0, errorf(e.Position(), "LIMIT must be a positive integer literal, got %s", e)
+}
+
+// intLiteral is the value of an integer literal, under any casts.
+func intLiteral(e *expr.Expr) (int64, bool) {
+	for e.Op == expr.OpCall && e.Func == "CAST" && len(e.Args) == 1 {
+		e = e.Args[0]
+	}
+	if e.Op != expr.OpLiteral {
+		return 0, false
+	}
+	v, ok := e.Value.(int64)
+	return v, ok
+}
+
+// rowNumberItem returns the index of the ROW_NUMBER() OVER (...) item of a
+// SELECT list, or -1.
+func rowNumberItem(s *ast.Select) int {
+	for i, item := range s.Items {
+		if f, ok := item.Expr.(*ast.FuncCall); ok && strings.EqualFold(f.FuncName(), "ROW_NUMBER") &&
+			(f.Over != nil || f.OverName != nil) {
+			return i
+		}
+	}
+	return -1
+}
+
+// bindRowNumber binds SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER
+// BY x) AS rn FROM ...: the other items, then the partition and sort keys as
+// hidden columns, into a rank whose limit the enclosing query's filter on
+// rn sets (see takeRowNumberLimit).
+func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
+	item := s.Items[at]
+	f := item.Expr.(*ast.FuncCall)
+	switch {
+	case f.OverName != nil:
+		return nil, unsupported(f.Pos, "ROW_NUMBER over a named window")
+	case len(f.Args) > 0 || f.Star:
+		return nil, errorf(f.Pos, "ROW_NUMBER takes no arguments")
+	case f.Over.Frame != nil || f.Over.Ref != nil:
+		return nil, unsupported(f.Pos, "ROW_NUMBER with a window frame")
+	case len(f.Over.OrderBy) == 0:
+		return nil, errorf(f.Pos, "ROW_NUMBER needs ORDER BY in its OVER clause")
+	case len(s.GroupBy) > 0 || s.Having != nil || s.Distinct:
+		return nil, unsupported(f.Pos, "ROW_NUMBER in an aggregating SELECT (aggregate in a subquery, rank above it)")
+	}
+	if other := rowNumberItem(&ast.Select{Items: s.Items[at+1:]}); other >= 0 {
+		return nil, unsupported(s.Items[at+1+other].Pos, "a second ROW_NUMBER in one SELECT")
+	}
+	c := *s
+	c.Items = nil
+	for i, it := range s.Items {
+		if i != at {
+			c.Items = append(c.Items, it)
+		}
+	}
+	hidden := func(prefix string, i int, e ast.Expr) *ast.SelectItem {
+		return &ast.SelectItem{Pos: e.Position(), Expr: e, Alias: &ast.Ident{Pos: e.Position(), Name: fmt.Sprintf("$%s%d", prefix, i)}}
+	}
+	for i, e := range f.Over.PartitionBy {
+		c.Items = append(c.Items, hidden("partition", i, e))
+	}
+	for i, o := range f.Over.OrderBy {
+		c.Items = append(c.Items, hidden("order", i, o.Expr))
+	}
+	in, err := b.bindSelect(&c)
+	if err != nil {
+		return nil, err
+	}
+	ins := in.schema()
+	np, no := len(f.Over.PartitionBy), len(f.Over.OrderBy)
+	keep := len(ins) - np - no
+	partition := make([]int, np)
+	for i := range partition {
+		partition[i] = keep + i
+	}
+	cols := make([]int, no)
+	for i := range cols {
+		cols[i] = keep + np + i
+	}
+	order, err := sortKeys(f.Over.OrderBy, cols, ins)
+	if err != nil {
+		return nil, err
+	}
+	name := fmt.Sprintf("EXPR$%d", at)
+	if item.Alias != nil {
+		name = item.Alias.Name
+	}
+	out := append(types.Schema{}, ins[:keep]...)
+	out = append(out, types.Field{Name: name, Type: types.BigInt.WithNullable(false)})
+	var names []string
+	for _, e := range f.Over.PartitionBy {
+		names = append(names, e.String())
+	}
+	for _, o := range f.Over.OrderBy {
+		names = append(names, o.Expr.String())
+	}
+	return &rankNode{pos: f.Pos, input: in, partition: partition, order: order, keep: keep, rowNumber: true, out: out, names: names}, nil
+}
+
+// takeRowNumberLimit reads the filter on the row number of rank n from the
+// conjuncts of cond (rn <= k, rn < k, rn = 1, k >= rn, k > rn), sets n's
+// limit, and returns the other conjuncts (nil when none are left).
+func takeRowNumberLimit(n *rankNode, cond *expr.Expr, pos ast.Pos) (*expr.Expr, error) {
+	rn := n.rnCol()
+	var rest []*expr.Expr
+	for _, c := range conjuncts(cond) {
+		if n.limit == 0 {
+			if k, ok := rowNumberBound(c, rn); ok {
+				if k < 1 {
+					return nil, errorf(pos, "the filter on the row number keeps no rows")
+				}
+				n.limit = k
+				continue
+			}
+		}
+		if readsColumn(c, rn) {
+			return nil, unsupported(pos, "this filter on the ROW_NUMBER column (Braid's Top-N takes rn <= n, rn < n or rn = 1)")
+		}
+		rest = append(rest, c)
+	}
+	return and(rest), nil
+}
+
+// rowNumberBound is k for rn <= k, rn < k (k-1), rn = 1, or the same flipped.
+func rowNumberBound(c *expr.Expr, rn int) (int64, bool) {
+	if c.Op != expr.OpCall || len(c.Args) != 2 {
+		return 0, false
+	}
+	op, l, r := c.Func, c.Args[0], c.Args[1]
+	if !isColumn(l, rn) {
+		flip := map[string]string{"<=": ">=", "<": ">", ">=": "<=", ">": "<", "=": "="}
+		op, l, r = flip[op], r, l
+	}
+	if !isColumn(l, rn) {
+		return 0, false
+	}
+	k, ok := intLiteral(r)
+	if !ok {
+		return 0, false
+	}
+	switch op {
+	case "<=":
+		return k, true
+	case "<":
+		return k - 1, true
+	case "=":
+		if k == 1 {
+			return 1, true
+		}
+	}
+	return 0, false
+}
+
+func isColumn(e *expr.Expr, col int) bool {
+	for e.Op == expr.OpCall && e.Func == "CAST" && len(e.Args) == 1 {
+		e = e.Args[0]
+	}
+	return e.Op == expr.OpColumn && e.Col == col
+}
+
+func readsColumn(e *expr.Expr, col int) bool {
+	for _, c := range columnsOf(e) {
+		if c == col {
+			return true
+		}
+	}
+	return false
+}
+
+// errSelectRowNumber refuses reading the row number column: Braid's Top-N
+// does not emit rank numbers (Flink's would update them with -U/+U).
+func errSelectRowNumber(pos ast.Pos, name string) error {
+	return unsupported(pos, fmt.Sprintf("selecting the ROW_NUMBER column %s (Braid's Top-N does not emit row numbers; list the other columns)", name))
+}
+
+// rowNumberBelow returns the ROW_NUMBER rank a SELECT reads from, if any.
+func rowNumberBelow(n node) *rankNode {
+	if f, ok := n.(*filterNode); ok {
+		n = f.input
+	}
+	if rk, ok := n.(*rankNode); ok && rk.rowNumber {
+		return rk
+	}
+	return nil
+}
+
+// checkNoRowNumber refuses a SELECT over a ROW_NUMBER rank that reads the
+// row number column in its list, its aggregates or HAVING.
+func checkNoRowNumber(rk *rankNode, s *ast.Select, exprs []*expr.Expr, srcs []ast.Expr, agg *aggBinder, having *expr.Expr) error {
+	rn := rk.rnCol()
+	name := rk.out[rn].Name
+	for i, e := range exprs {
+		if readsColumn(e, rn) {
+			return errSelectRowNumber(srcs[i].Position(), name)
+		}
+	}
+	for _, c := range agg.calls {
+		if c.arg != nil && readsColumn(c.arg, rn) {
+			return errSelectRowNumber(s.Pos, name)
+		}
+	}
+	if having != nil && readsColumn(having, rn) {
+		return errSelectRowNumber(s.Having.Position(), name)
+	}
+	return nil
+}
+
+// buildRank plans a Top-N: a HASH edge on the partition keys feeds the Rank
+// at the default parallelism, or a SINGLE edge a global Top-N (ORDER BY ...
+// LIMIT) on one subtask; a calc drops the hidden key columns after it.
+func (ph *physical) buildRank(n *rankNode) (*stream, error) {
+	if n.limit == 0 {
+		return nil, unsupported(n.pos, "ROW_NUMBER without a filter rn <= n on it in the enclosing query (only Top-N is)")
+	}
+	in, err := ph.build(n.input)
+	if err != nil {
+		return nil, err
+	}
+	spec := jobgraph.RankSpec{InputSchema: in.schema, Partition: n.partition, OrderBy: n.order,
+		Limit: n.limit, InputRetracts: in.changes != ""}
+	strategy := "AppendFastStrategy"
+	if spec.InputRetracts {
+		strategy = "RetractStrategy"
+	}
+	var part, order []string
+	part = append(part, n.names[:len(n.partition)]...)
+	for i, k := range n.order {
+		o := n.names[len(n.partition)+i]
+		if k.Desc {
+			o += " DESC"
+		} else {
+			o += " ASC"
+		}
+		switch {
+		case k.NullsFirst:
+			o += " NULLS FIRST"
+		case k.NullsLast:
+			o += " NULLS LAST"
+		}
+		order = append(order, o)
+	}
+	desc := fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s])",
+		strategy, n.limit, strings.Join(part, ", "), strings.Join(order, ", "))
+	par, p := ph.parallelism, braidv1.Partitioning_PARTITIONING_HASH
+	if len(n.partition) == 0 {
+		par, p = 1, braidv1.Partitioning_PARTITIONING_SINGLE
+	}
+	name := "Rank"
+	if len(n.partition) == 0 {
+		name = "Rank (global)"
+	}
+	v := ph.b.vertex(name, par, 1, op(jobgraph.KindRank, name, spec))
+	ph.b.edge(in.vertex, v, 0, p, n.partition)
+	// NB: a Top-N deletes rows that leave the top, whatever its input.
+	s := &stream{vertex: v, schema: in.schema, bounded: in.bounded, changes: desc}
+	if n.keep < len(in.schema) {
+		out := append(types.Schema{}, in.schema[:n.keep]...)
+		s = ph.calc(s, nil, identity(out), out)
+	}
+	return s, nil
+}
