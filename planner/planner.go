@@ -116,8 +116,12 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		if s.updatesOnly {
 			what = "update"
 		}
-		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s; give the table a PRIMARY KEY to make it an upsert table",
-			qualified(target), what, s.changes)
+		hint := ""
+		if target.Managed() {
+			hint = "; give the table a PRIMARY KEY to make it an upsert table"
+		}
+		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
+			qualified(target), what, s.changes, hint)
 	}
 	kind, cfg, err := p.Connectors.SinkSpec(target)
 	if err != nil {
