@@ -29,6 +29,18 @@ type ResultInfo struct {
 	JobID string
 	// Location is the session time zone TIMESTAMP_LTZ values are shown in.
 	Location *time.Location
+	// Order is the ORDER BY of a global Top-N result (ORDER BY ... LIMIT):
+	// a renderer that materializes the final rows shows them in this order.
+	// Empty when the rows have no order to keep.
+	Order []SortKey
+}
+
+// SortKey is one ORDER BY key of a result.
+type SortKey struct {
+	// Column is the index of the key in ResultInfo.Columns.
+	Column     int
+	Desc       bool
+	NullsFirst bool
 }
 
 // Handler receives what a script produces, statement by statement (stmt is
@@ -129,7 +141,14 @@ func (s *Session) Execute(ctx context.Context, script string, follow bool, h Han
 			if err != nil {
 				return fmt.Errorf("client: statement %d: %w", stmt+1, err)
 			}
-			h.Schema(stmt, ResultInfo{Columns: cols, Changelog: p.Schema.GetChangelog(), JobID: p.Schema.GetJobId(), Location: loc})
+			var order []SortKey
+			for _, k := range p.Schema.GetOrder() {
+				if c := int(k.GetColumn()); c < 0 || c >= len(cols) {
+					return fmt.Errorf("client: statement %d: sort key on column %d of %d", stmt+1, c, len(cols))
+				}
+				order = append(order, SortKey{Column: int(k.GetColumn()), Desc: k.GetDescending(), NullsFirst: k.GetNullsFirst()})
+			}
+			h.Schema(stmt, ResultInfo{Columns: cols, Changelog: p.Schema.GetChangelog(), JobID: p.Schema.GetJobId(), Location: loc, Order: order})
 			cur = newResultDecoder(stmt, h)
 		case *braidv1.ExecuteResponse_Batch:
 			if cur == nil || cur.stmt != stmt {

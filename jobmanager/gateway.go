@@ -604,6 +604,9 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	for _, f := range plan.Result {
 		schema.Columns = append(schema.Columns, &braidv1.ResultColumn{Name: f.Name, Type: f.Type.String()})
 	}
+	for _, k := range plan.Order {
+		schema.Order = append(schema.Order, &braidv1.ResultSortKey{Column: int32(k.Col), Descending: k.Desc, NullsFirst: k.NullsFirst})
+	}
 	if err := x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Schema{Schema: schema}}); err != nil {
 		return err
 	}

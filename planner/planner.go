@@ -60,6 +60,45 @@ type Plan struct {
 	Result types.Schema
 	// Bounded is true when every source ends by itself, so the job finishes.
 	Bounded bool
+	// Order is the ORDER BY of a query whose top-level operator is a global
+	// Top-N (ORDER BY ... LIMIT), in which a client shows the final rows.
+	// Empty for other queries, and when a sort key is not a result column.
+	Order []ResultSortKey
+}
+
+// ResultSortKey is one ORDER BY key of a query's result, with its NULL
+// placement resolved.
+type ResultSortKey struct {
+	// Col is the index of the key in Plan.Result.
+	Col        int
+	Desc       bool
+	NullsFirst bool
+}
+
+// resultOrder returns the order of n's rows when n is a global Top-N whose
+// sort keys are all output columns, else nil.
+func resultOrder(n node) []ResultSortKey {
+	rk, ok := n.(*rankNode)
+	if !ok || rk.rowNumber || len(rk.partition) > 0 {
+		return nil
+	}
+	out := make([]ResultSortKey, len(rk.order))
+	for i, k := range rk.order {
+		if k.Col >= rk.keep {
+			// NB: a hidden sort key is dropped after the rank; the client
+			// cannot order by it.
+			return nil
+		}
+		nullsFirst := !k.Desc
+		switch {
+		case k.NullsFirst:
+			nullsFirst = true
+		case k.NullsLast:
+			nullsFirst = false
+		}
+		out[i] = ResultSortKey{Col: k.Col, Desc: k.Desc, NullsFirst: nullsFirst}
+	}
+	return out
 }
 
 // PlanQuery plans a SELECT whose rows stream back to the client.
@@ -76,7 +115,12 @@ func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Pla
 	}
 	spec := jobgraph.CollectSpec{Schema: s.schema}
 	ph.b.chain(s, 1, op(jobgraph.KindCollect, "Collect", spec), s.schema)
-	return p.finish(ph, s, n.schema())
+	plan, err := p.finish(ph, s, n.schema())
+	if err != nil {
+		return nil, err
+	}
+	plan.Order = resultOrder(n)
+	return plan, nil
 }
 
 // PlanInsert plans an INSERT INTO a table.

@@ -87,6 +87,16 @@ func TestPlanner(t *testing.T) {
 					for _, f := range plan.Result {
 						fmt.Fprintf(&out, "column %s %s\n", f.Name, f.Type)
 					}
+					for _, k := range plan.Order {
+						dir, nulls := "ASC", "LAST"
+						if k.Desc {
+							dir = "DESC"
+						}
+						if k.NullsFirst {
+							nulls = "FIRST"
+						}
+						fmt.Fprintf(&out, "order %s %s NULLS %s\n", plan.Result[k.Col].Name, dir, nulls)
+					}
 				default:
 					t.Fatalf("unknown command %s", d.Cmd)
 				}

@@ -66,11 +66,18 @@ func (p *Printer) Schema(_ int, res client.ResultInfo) {
 		loc = res.Location
 	}
 	if !res.Changelog && p.Format == FormatTableau {
-		p.cur = NewTable(p.Out, res.Columns, loc, 0)
+		t := NewTable(p.Out, res.Columns, loc, 0)
+		t.OrderBy(res.Order)
+		p.cur = t
 		return
 	}
 	r, err := NewResult(p.Format, p.Out, res.Columns, loc)
 	p.fail(err)
+	// NB: the streaming tableau and the changelog show changes as they
+	// arrive; only the materialized TSV prints the final rows in order.
+	if t, ok := r.(*TSV); ok {
+		t.OrderBy(res.Order)
+	}
 	p.cur = r
 }
 

@@ -22,6 +22,8 @@ type Table struct {
 	loc      *time.Location
 	maxWidth int
 	rows     [][]string
+	order    rowOrder
+	keys     [][]any // keys[i] holds the sort key values of rows[i]
 }
 
 var _ Result = (*Table)(nil)
@@ -33,6 +35,11 @@ func NewTable(w io.Writer, cols []client.ResultColumn, loc *time.Location, maxWi
 	}
 	return &Table{w: bufio.NewWriter(w), cols: cols, loc: loc, maxWidth: maxWidth}
 }
+
+// OrderBy makes End print the rows sorted by keys (stably), as the final
+// result of an ORDER BY ... LIMIT query reads. Call it before the first
+// Batch.
+func (t *Table) OrderBy(keys []client.SortKey) { t.order = keys }
 
 // Batch keeps the rows of b; retractions remove an equal earlier row.
 func (t *Table) Batch(b types.Batch) error {
@@ -50,6 +57,7 @@ func (t *Table) Batch(b types.Batch) error {
 			continue
 		}
 		t.rows = append(t.rows, cells)
+		t.keys = append(t.keys, t.order.keyValues(b, i))
 	}
 	return nil
 }
@@ -58,6 +66,7 @@ func (t *Table) remove(cells []string) {
 	for i, r := range t.rows {
 		if strings.Join(r, "\x00") == strings.Join(cells, "\x00") {
 			t.rows = append(t.rows[:i], t.rows[i+1:]...)
+			t.keys = append(t.keys[:i], t.keys[i+1:]...)
 			return
 		}
 	}
@@ -68,6 +77,18 @@ func (t *Table) End() error {
 	if len(t.rows) == 0 {
 		t.w.WriteString("Empty set\n")
 		return t.w.Flush()
+	}
+	if len(t.order) > 0 {
+		idx := make([]int, len(t.rows))
+		for i := range idx {
+			idx[i] = i
+		}
+		t.order.sort(idx, t.keys)
+		rows := make([][]string, len(idx))
+		for i, j := range idx {
+			rows[i] = t.rows[j]
+		}
+		t.rows, t.keys = rows, nil
 	}
 	widths := make([]int, len(t.cols))
 	for c, col := range t.cols {

@@ -15,7 +15,8 @@ const tsvNull = "NULL"
 
 // TSV materializes a result and prints it when the result ends: a header
 // line of column names, then one tab-separated line per row of the final
-// result, in order of arrival. +I and +U add a row; -U and -D remove one
+// result, in order of arrival, or in ORDER BY order when OrderBy was
+// called. +I and +U add a row; -U and -D remove one
 // equal row, the most recently added (as Flink's materialized view does); a
 // retraction that matches no row is ignored. NULL prints as "NULL". Values
 // are not escaped. TSV is not safe for concurrent use.
@@ -28,6 +29,8 @@ type TSV struct {
 	live  []bool           // live[i] reports rows[i] still in the result
 	index map[string][]int // line -> indexes of live rows with it, oldest first
 	cells []string
+	order rowOrder
+	keys  [][]any // keys[i] holds the sort key values of rows[i]
 }
 
 var _ Result = (*TSV)(nil)
@@ -38,6 +41,11 @@ func NewTSV(w io.Writer, cols []client.ResultColumn, loc *time.Location) *TSV {
 	return &TSV{w: w, cols: cols, loc: loc, index: map[string][]int{}, cells: make([]string, len(cols))}
 }
 
+// OrderBy makes End print the surviving rows sorted by keys (stably: rows
+// with equal keys keep arrival order), as the final result of an ORDER BY
+// ... LIMIT query reads. Call it before the first Batch.
+func (t *TSV) OrderBy(keys []client.SortKey) { t.order = keys }
+
 // Batch applies the changes of b to the materialized result.
 func (t *TSV) Batch(b types.Batch) error {
 	for i := 0; i < b.NumRows(); i++ {
@@ -46,6 +54,9 @@ func (t *TSV) Batch(b types.Batch) error {
 			t.index[line] = append(t.index[line], len(t.rows))
 			t.rows = append(t.rows, line)
 			t.live = append(t.live, true)
+			if len(t.order) > 0 {
+				t.keys = append(t.keys, t.order.keyValues(b, i))
+			}
 			continue
 		}
 		idx := t.index[line]
@@ -55,6 +66,9 @@ func (t *TSV) Batch(b types.Batch) error {
 		last := idx[len(idx)-1]
 		t.live[last] = false
 		t.rows[last] = ""
+		if len(t.order) > 0 {
+			t.keys[last] = nil
+		}
 		if len(idx) == 1 {
 			delete(t.index, line)
 		} else {
@@ -85,11 +99,16 @@ func (t *TSV) End() error {
 	}
 	bw.WriteString(strings.Join(names, "\t"))
 	bw.WriteByte('\n')
-	for i, r := range t.rows {
+	var idx []int
+	for i := range t.rows {
 		if t.live[i] {
-			bw.WriteString(r)
-			bw.WriteByte('\n')
+			idx = append(idx, i)
 		}
+	}
+	t.order.sort(idx, t.keys)
+	for _, i := range idx {
+		bw.WriteString(t.rows[i])
+		bw.WriteByte('\n')
 	}
 	return bw.Flush()
 }

@@ -489,7 +489,13 @@ type ResultSchema struct {
 	Changelog bool `protobuf:"varint,3,opt,name=changelog,proto3" json:"changelog,omitempty"`
 	// time_zone is the session's table.local-time-zone, in which
 	// TIMESTAMP_LTZ values are shown.
-	TimeZone      string `protobuf:"bytes,4,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	TimeZone string `protobuf:"bytes,4,opt,name=time_zone,json=timeZone,proto3" json:"time_zone,omitempty"`
+	// order is the ORDER BY of a query whose top-level operator is a global
+	// Top-N (ORDER BY ... LIMIT): a client that materializes the final result
+	// prints its rows in this order. Empty when the result has no order, or
+	// when a sort key is not one of the result's columns (the rows then keep
+	// arrival order).
+	Order         []*ResultSortKey `protobuf:"bytes,5,rep,name=order,proto3" json:"order,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -552,6 +558,77 @@ func (x *ResultSchema) GetTimeZone() string {
 	return ""
 }
 
+func (x *ResultSchema) GetOrder() []*ResultSortKey {
+	if x != nil {
+		return x.Order
+	}
+	return nil
+}
+
+// ResultSortKey is one ORDER BY key of a result, with the NULL placement
+// resolved (NULLs sort first ascending and last descending unless the query
+// wrote NULLS FIRST or NULLS LAST).
+type ResultSortKey struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// column is the index of the key in ResultSchema.columns.
+	Column        int32 `protobuf:"varint,1,opt,name=column,proto3" json:"column,omitempty"`
+	Descending    bool  `protobuf:"varint,2,opt,name=descending,proto3" json:"descending,omitempty"`
+	NullsFirst    bool  `protobuf:"varint,3,opt,name=nulls_first,json=nullsFirst,proto3" json:"nulls_first,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResultSortKey) Reset() {
+	*x = ResultSortKey{}
+	mi := &file_braid_v1_client_proto_msgTypes[9]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResultSortKey) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResultSortKey) ProtoMessage() {}
+
+func (x *ResultSortKey) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[9]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResultSortKey.ProtoReflect.Descriptor instead.
+func (*ResultSortKey) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{9}
+}
+
+func (x *ResultSortKey) GetColumn() int32 {
+	if x != nil {
+		return x.Column
+	}
+	return 0
+}
+
+func (x *ResultSortKey) GetDescending() bool {
+	if x != nil {
+		return x.Descending
+	}
+	return false
+}
+
+func (x *ResultSortKey) GetNullsFirst() bool {
+	if x != nil {
+		return x.NullsFirst
+	}
+	return false
+}
+
 // ResultBatch carries rows as one Arrow IPC stream message sequence: the
 // data columns followed by an int8 "$op" column holding the row kind.
 type ResultBatch struct {
@@ -563,7 +640,7 @@ type ResultBatch struct {
 
 func (x *ResultBatch) Reset() {
 	*x = ResultBatch{}
-	mi := &file_braid_v1_client_proto_msgTypes[9]
+	mi := &file_braid_v1_client_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -575,7 +652,7 @@ func (x *ResultBatch) String() string {
 func (*ResultBatch) ProtoMessage() {}
 
 func (x *ResultBatch) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[9]
+	mi := &file_braid_v1_client_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -588,7 +665,7 @@ func (x *ResultBatch) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultBatch.ProtoReflect.Descriptor instead.
 func (*ResultBatch) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{9}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *ResultBatch) GetArrowIpc() []byte {
@@ -607,7 +684,7 @@ type ResultEnd struct {
 
 func (x *ResultEnd) Reset() {
 	*x = ResultEnd{}
-	mi := &file_braid_v1_client_proto_msgTypes[10]
+	mi := &file_braid_v1_client_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -619,7 +696,7 @@ func (x *ResultEnd) String() string {
 func (*ResultEnd) ProtoMessage() {}
 
 func (x *ResultEnd) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[10]
+	mi := &file_braid_v1_client_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -632,7 +709,7 @@ func (x *ResultEnd) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultEnd.ProtoReflect.Descriptor instead.
 func (*ResultEnd) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{10}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ResultEnd) GetJobStatus() string {
@@ -650,7 +727,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[11]
+	mi := &file_braid_v1_client_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -662,7 +739,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[11]
+	mi := &file_braid_v1_client_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -675,7 +752,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{11}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{12}
 }
 
 type JobSummary struct {
@@ -692,7 +769,7 @@ type JobSummary struct {
 
 func (x *JobSummary) Reset() {
 	*x = JobSummary{}
-	mi := &file_braid_v1_client_proto_msgTypes[12]
+	mi := &file_braid_v1_client_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -704,7 +781,7 @@ func (x *JobSummary) String() string {
 func (*JobSummary) ProtoMessage() {}
 
 func (x *JobSummary) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[12]
+	mi := &file_braid_v1_client_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -717,7 +794,7 @@ func (x *JobSummary) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobSummary.ProtoReflect.Descriptor instead.
 func (*JobSummary) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{12}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JobSummary) GetJobId() string {
@@ -771,7 +848,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[13]
+	mi := &file_braid_v1_client_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -783,7 +860,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[13]
+	mi := &file_braid_v1_client_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -796,7 +873,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{13}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListJobsResponse) GetJobs() []*JobSummary {
@@ -815,7 +892,7 @@ type DescribeJobRequest struct {
 
 func (x *DescribeJobRequest) Reset() {
 	*x = DescribeJobRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[14]
+	mi := &file_braid_v1_client_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -827,7 +904,7 @@ func (x *DescribeJobRequest) String() string {
 func (*DescribeJobRequest) ProtoMessage() {}
 
 func (x *DescribeJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[14]
+	mi := &file_braid_v1_client_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -840,7 +917,7 @@ func (x *DescribeJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeJobRequest.ProtoReflect.Descriptor instead.
 func (*DescribeJobRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{14}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *DescribeJobRequest) GetJobId() string {
@@ -866,7 +943,7 @@ type SubtaskInfo struct {
 
 func (x *SubtaskInfo) Reset() {
 	*x = SubtaskInfo{}
-	mi := &file_braid_v1_client_proto_msgTypes[15]
+	mi := &file_braid_v1_client_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -878,7 +955,7 @@ func (x *SubtaskInfo) String() string {
 func (*SubtaskInfo) ProtoMessage() {}
 
 func (x *SubtaskInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[15]
+	mi := &file_braid_v1_client_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -891,7 +968,7 @@ func (x *SubtaskInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubtaskInfo.ProtoReflect.Descriptor instead.
 func (*SubtaskInfo) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{15}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubtaskInfo) GetVertex() int32 {
@@ -961,7 +1038,7 @@ type DescribeJobResponse struct {
 
 func (x *DescribeJobResponse) Reset() {
 	*x = DescribeJobResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[16]
+	mi := &file_braid_v1_client_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1050,7 @@ func (x *DescribeJobResponse) String() string {
 func (*DescribeJobResponse) ProtoMessage() {}
 
 func (x *DescribeJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[16]
+	mi := &file_braid_v1_client_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1063,7 @@ func (x *DescribeJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DescribeJobResponse.ProtoReflect.Descriptor instead.
 func (*DescribeJobResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{16}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *DescribeJobResponse) GetJob() *JobSummary {
@@ -1019,7 +1096,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[17]
+	mi := &file_braid_v1_client_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1031,7 +1108,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[17]
+	mi := &file_braid_v1_client_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1044,7 +1121,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{17}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelJobRequest) GetJobId() string {
@@ -1062,7 +1139,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[18]
+	mi := &file_braid_v1_client_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1074,7 +1151,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[18]
+	mi := &file_braid_v1_client_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1087,7 +1164,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{18}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{19}
 }
 
 var File_braid_v1_client_proto protoreflect.FileDescriptor
@@ -1126,12 +1203,20 @@ const file_braid_v1_client_proto_rawDesc = "" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"6\n" +
 	"\fResultColumn\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x12\n" +
-	"\x04type\x18\x02 \x01(\tR\x04type\"\x92\x01\n" +
+	"\x04type\x18\x02 \x01(\tR\x04type\"\xc1\x01\n" +
 	"\fResultSchema\x120\n" +
 	"\acolumns\x18\x01 \x03(\v2\x16.braid.v1.ResultColumnR\acolumns\x12\x15\n" +
 	"\x06job_id\x18\x02 \x01(\tR\x05jobId\x12\x1c\n" +
 	"\tchangelog\x18\x03 \x01(\bR\tchangelog\x12\x1b\n" +
-	"\ttime_zone\x18\x04 \x01(\tR\btimeZone\"*\n" +
+	"\ttime_zone\x18\x04 \x01(\tR\btimeZone\x12-\n" +
+	"\x05order\x18\x05 \x03(\v2\x17.braid.v1.ResultSortKeyR\x05order\"h\n" +
+	"\rResultSortKey\x12\x16\n" +
+	"\x06column\x18\x01 \x01(\x05R\x06column\x12\x1e\n" +
+	"\n" +
+	"descending\x18\x02 \x01(\bR\n" +
+	"descending\x12\x1f\n" +
+	"\vnulls_first\x18\x03 \x01(\bR\n" +
+	"nullsFirst\"*\n" +
 	"\vResultBatch\x12\x1b\n" +
 	"\tarrow_ipc\x18\x01 \x01(\fR\barrowIpc\"*\n" +
 	"\tResultEnd\x12\x1d\n" +
@@ -1186,7 +1271,7 @@ func file_braid_v1_client_proto_rawDescGZIP() []byte {
 	return file_braid_v1_client_proto_rawDescData
 }
 
-var file_braid_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_braid_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
 var file_braid_v1_client_proto_goTypes = []any{
 	(*OpenSessionRequest)(nil),   // 0: braid.v1.OpenSessionRequest
 	(*OpenSessionResponse)(nil),  // 1: braid.v1.OpenSessionResponse
@@ -1197,47 +1282,49 @@ var file_braid_v1_client_proto_goTypes = []any{
 	(*StatementStatus)(nil),      // 6: braid.v1.StatementStatus
 	(*ResultColumn)(nil),         // 7: braid.v1.ResultColumn
 	(*ResultSchema)(nil),         // 8: braid.v1.ResultSchema
-	(*ResultBatch)(nil),          // 9: braid.v1.ResultBatch
-	(*ResultEnd)(nil),            // 10: braid.v1.ResultEnd
-	(*ListJobsRequest)(nil),      // 11: braid.v1.ListJobsRequest
-	(*JobSummary)(nil),           // 12: braid.v1.JobSummary
-	(*ListJobsResponse)(nil),     // 13: braid.v1.ListJobsResponse
-	(*DescribeJobRequest)(nil),   // 14: braid.v1.DescribeJobRequest
-	(*SubtaskInfo)(nil),          // 15: braid.v1.SubtaskInfo
-	(*DescribeJobResponse)(nil),  // 16: braid.v1.DescribeJobResponse
-	(*CancelJobRequest)(nil),     // 17: braid.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),    // 18: braid.v1.CancelJobResponse
-	nil,                          // 19: braid.v1.OpenSessionRequest.PropertiesEntry
-	(*JobGraph)(nil),             // 20: braid.v1.JobGraph
+	(*ResultSortKey)(nil),        // 9: braid.v1.ResultSortKey
+	(*ResultBatch)(nil),          // 10: braid.v1.ResultBatch
+	(*ResultEnd)(nil),            // 11: braid.v1.ResultEnd
+	(*ListJobsRequest)(nil),      // 12: braid.v1.ListJobsRequest
+	(*JobSummary)(nil),           // 13: braid.v1.JobSummary
+	(*ListJobsResponse)(nil),     // 14: braid.v1.ListJobsResponse
+	(*DescribeJobRequest)(nil),   // 15: braid.v1.DescribeJobRequest
+	(*SubtaskInfo)(nil),          // 16: braid.v1.SubtaskInfo
+	(*DescribeJobResponse)(nil),  // 17: braid.v1.DescribeJobResponse
+	(*CancelJobRequest)(nil),     // 18: braid.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),    // 19: braid.v1.CancelJobResponse
+	nil,                          // 20: braid.v1.OpenSessionRequest.PropertiesEntry
+	(*JobGraph)(nil),             // 21: braid.v1.JobGraph
 }
 var file_braid_v1_client_proto_depIdxs = []int32{
-	19, // 0: braid.v1.OpenSessionRequest.properties:type_name -> braid.v1.OpenSessionRequest.PropertiesEntry
+	20, // 0: braid.v1.OpenSessionRequest.properties:type_name -> braid.v1.OpenSessionRequest.PropertiesEntry
 	6,  // 1: braid.v1.ExecuteResponse.status:type_name -> braid.v1.StatementStatus
 	8,  // 2: braid.v1.ExecuteResponse.schema:type_name -> braid.v1.ResultSchema
-	9,  // 3: braid.v1.ExecuteResponse.batch:type_name -> braid.v1.ResultBatch
-	10, // 4: braid.v1.ExecuteResponse.end:type_name -> braid.v1.ResultEnd
+	10, // 3: braid.v1.ExecuteResponse.batch:type_name -> braid.v1.ResultBatch
+	11, // 4: braid.v1.ExecuteResponse.end:type_name -> braid.v1.ResultEnd
 	7,  // 5: braid.v1.ResultSchema.columns:type_name -> braid.v1.ResultColumn
-	12, // 6: braid.v1.ListJobsResponse.jobs:type_name -> braid.v1.JobSummary
-	12, // 7: braid.v1.DescribeJobResponse.job:type_name -> braid.v1.JobSummary
-	20, // 8: braid.v1.DescribeJobResponse.graph:type_name -> braid.v1.JobGraph
-	15, // 9: braid.v1.DescribeJobResponse.subtasks:type_name -> braid.v1.SubtaskInfo
-	0,  // 10: braid.v1.ClientService.OpenSession:input_type -> braid.v1.OpenSessionRequest
-	2,  // 11: braid.v1.ClientService.CloseSession:input_type -> braid.v1.CloseSessionRequest
-	4,  // 12: braid.v1.ClientService.Execute:input_type -> braid.v1.ExecuteRequest
-	11, // 13: braid.v1.ClientService.ListJobs:input_type -> braid.v1.ListJobsRequest
-	14, // 14: braid.v1.ClientService.DescribeJob:input_type -> braid.v1.DescribeJobRequest
-	17, // 15: braid.v1.ClientService.CancelJob:input_type -> braid.v1.CancelJobRequest
-	1,  // 16: braid.v1.ClientService.OpenSession:output_type -> braid.v1.OpenSessionResponse
-	3,  // 17: braid.v1.ClientService.CloseSession:output_type -> braid.v1.CloseSessionResponse
-	5,  // 18: braid.v1.ClientService.Execute:output_type -> braid.v1.ExecuteResponse
-	13, // 19: braid.v1.ClientService.ListJobs:output_type -> braid.v1.ListJobsResponse
-	16, // 20: braid.v1.ClientService.DescribeJob:output_type -> braid.v1.DescribeJobResponse
-	18, // 21: braid.v1.ClientService.CancelJob:output_type -> braid.v1.CancelJobResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	9,  // 6: braid.v1.ResultSchema.order:type_name -> braid.v1.ResultSortKey
+	13, // 7: braid.v1.ListJobsResponse.jobs:type_name -> braid.v1.JobSummary
+	13, // 8: braid.v1.DescribeJobResponse.job:type_name -> braid.v1.JobSummary
+	21, // 9: braid.v1.DescribeJobResponse.graph:type_name -> braid.v1.JobGraph
+	16, // 10: braid.v1.DescribeJobResponse.subtasks:type_name -> braid.v1.SubtaskInfo
+	0,  // 11: braid.v1.ClientService.OpenSession:input_type -> braid.v1.OpenSessionRequest
+	2,  // 12: braid.v1.ClientService.CloseSession:input_type -> braid.v1.CloseSessionRequest
+	4,  // 13: braid.v1.ClientService.Execute:input_type -> braid.v1.ExecuteRequest
+	12, // 14: braid.v1.ClientService.ListJobs:input_type -> braid.v1.ListJobsRequest
+	15, // 15: braid.v1.ClientService.DescribeJob:input_type -> braid.v1.DescribeJobRequest
+	18, // 16: braid.v1.ClientService.CancelJob:input_type -> braid.v1.CancelJobRequest
+	1,  // 17: braid.v1.ClientService.OpenSession:output_type -> braid.v1.OpenSessionResponse
+	3,  // 18: braid.v1.ClientService.CloseSession:output_type -> braid.v1.CloseSessionResponse
+	5,  // 19: braid.v1.ClientService.Execute:output_type -> braid.v1.ExecuteResponse
+	14, // 20: braid.v1.ClientService.ListJobs:output_type -> braid.v1.ListJobsResponse
+	17, // 21: braid.v1.ClientService.DescribeJob:output_type -> braid.v1.DescribeJobResponse
+	19, // 22: braid.v1.ClientService.CancelJob:output_type -> braid.v1.CancelJobResponse
+	17, // [17:23] is the sub-list for method output_type
+	11, // [11:17] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_braid_v1_client_proto_init() }
@@ -1258,7 +1345,7 @@ func file_braid_v1_client_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_braid_v1_client_proto_rawDesc), len(file_braid_v1_client_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   21,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
