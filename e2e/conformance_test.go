@@ -27,6 +27,10 @@ var supported = []string{
 	// An event-time interval join: the watermarks of both inputs expire
 	// its state.
 	"seed-interval-join",
+	// LEFT JOIN LATERAL over a correlated aggregate, decorrelated into a
+	// join with the grouped subquery, then a global Top-3 the client
+	// prints in ORDER BY order.
+	"seed-lateral-join-top3",
 }
 
 type conformanceCase struct {

@@ -436,6 +436,9 @@ func applyAlias(sc *scope, a *ast.TableAlias) (*scope, error) {
 }
 
 func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
+	if dt, ok := j.R.(*ast.DerivedTable); ok && dt.Lateral {
+		return b.bindLateralJoin(j, dt)
+	}
 	l, lsc, err := b.bindFrom(j.L)
 	if err != nil {
 		return nil, nil, err
