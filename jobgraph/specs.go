@@ -27,6 +27,7 @@ const (
 	KindWatermarkAssigner = "watermark_assigner" // WatermarkAssignerSpec
 	KindWindowAggregate   = "window_aggregate"   // WindowAggSpec
 	KindJoinInterval      = "join_interval"      // IntervalJoinSpec
+	KindJoinTemporal      = "join_temporal"      // TemporalJoinSpec
 	KindRank              = "rank"               // RankSpec
 	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
@@ -79,6 +80,19 @@ type IntervalJoinSpec struct {
 	RightTime int   `json:"right_time"`
 	LowerMs   int64 `json:"lower_ms"`
 	UpperMs   int64 `json:"upper_ms"`
+}
+
+// TemporalJoinSpec configures an event-time temporal join (FOR SYSTEM_TIME
+// AS OF left.rowtime): each left row joins the version of its key in the
+// right (versioned) input valid at the left row's rowtime, INNER or LEFT
+// (OuterLeft). LeftTime and RightTime are the rowtime columns in LeftSchema
+// and RightSchema. The right input is a changelog keyed by RightKeys (+I/+U
+// start a version, -D ends one, -U is ignored); the output is insert-only.
+// OuterRight and the TTL fields of JoinSpec are ignored.
+type TemporalJoinSpec struct {
+	JoinSpec
+	LeftTime  int `json:"left_time"`
+	RightTime int `json:"right_time"`
 }
 
 // NormalizeSpec turns an upsert stream (each row the latest version of its
