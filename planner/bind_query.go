@@ -439,6 +439,9 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 	if dt, ok := j.R.(*ast.DerivedTable); ok && dt.Lateral {
 		return b.bindLateralJoin(j, dt)
 	}
+	if tn, ok := j.R.(*ast.TableName); ok && tn.SystemTime != nil {
+		return b.bindTemporalJoin(j, tn)
+	}
 	l, lsc, err := b.bindFrom(j.L)
 	if err != nil {
 		return nil, nil, err

@@ -61,6 +61,9 @@ type joinNode struct {
 	// leftTTL and rightTTL come from a STATE_TTL hint; nil uses the
 	// session's table.exec.state.ttl.
 	leftTTL, rightTTL *time.Duration
+	// temporal is set for an event-time temporal join (FOR SYSTEM_TIME AS
+	// OF): right is then the versioned table's scan.
+	temporal *temporalTimes
 }
 
 func (n *joinNode) outer() bool { return n.outerLeft || n.outerRight }

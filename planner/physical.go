@@ -238,8 +238,10 @@ func joinBelow(n node) *joinNode {
 		return n
 	case *filterNode:
 		// NB: a WHERE over an outer join filters its padded rows too, so it
-		// stays above the join.
-		if j := joinBelow(n.input); j != nil && !j.outer() {
+		// stays above the join. So does a WHERE over a temporal join: a
+		// condition on the versioned table filters joined rows, not
+		// versions.
+		if j := joinBelow(n.input); j != nil && !j.outer() && j.temporal == nil {
 			c := *j
 			c.cond = and(append(conjuncts(j.cond), conjuncts(n.cond)...))
 			return &c
@@ -259,6 +261,9 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	var leftKeys, rightKeys []*expr.Expr
 	for _, c := range conjuncts(n.cond) {
 		side := sideOf(c, lw)
+		if n.temporal != nil && side == sideRight {
+			return nil, nil, unsupported(n.pos, "a condition on the versioned table alone in a temporal join")
+		}
 		switch {
 		// NB: a condition on one side filters that side's rows before the
 		// join, unless the side is preserved by an outer join: its rows
@@ -287,10 +292,15 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	// NB: an interval join needs keys; without them the join stays a
 	// regular one and its time bounds a residual.
 	var iv *intervalBounds
-	if len(leftKeys) > 0 {
+	if len(leftKeys) > 0 && n.temporal == nil {
 		iv, residual = intervalOf(n, residual, lw)
 	}
-	if n.outer() && len(residual) > 0 && iv == nil {
+	if n.temporal != nil {
+		if err := checkTemporalKeys(n, rightKeys); err != nil {
+			return nil, nil, err
+		}
+	}
+	if n.outer() && len(residual) > 0 && iv == nil && n.temporal == nil {
 		return nil, nil, &Error{Pos: n.pos, Msg: "an outer join condition other than equalities between the two inputs and conditions on the side padded with NULLs is not supported yet"}
 	}
 	if n.outer() && len(leftKeys) == 0 {
@@ -310,6 +320,9 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	}
 	if iv != nil {
 		used[iv.leftTime], used[lw+iv.rightTime] = true, true
+	}
+	if n.temporal != nil {
+		used[n.temporal.leftTime], used[lw+n.temporal.rightTime] = true, true
 	}
 	left, lmap := pruneSide(n.left, leftFilters, used[:lw])
 	right, rmap := pruneSide(n.right, rightFilters, used[lw:])
@@ -331,6 +344,9 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 				return nil, nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("StreamPhysicalIntervalJoin doesn't support consuming update and delete changes which is produced by node %s", s.changes)}
 			}
 		}
+	}
+	if n.temporal != nil && ls.changes != "" {
+		return nil, nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("an event-time temporal join needs an insert-only left input, but %s produces updates and deletes", ls.changes)}
 	}
 	nlw := len(ls.schema)
 	// Keys are columns of one type on both sides: cast or computed keys are
@@ -395,6 +411,16 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		name := intervalJoinName(n.kindName(), iv, lt, rt)
 		ispec := jobgraph.IntervalJoinSpec{JoinSpec: spec, LeftTime: lt, RightTime: rt, LowerMs: iv.lower, UpperMs: iv.upper}
 		return ph.b.join(name, ph.parallelism, op(jobgraph.KindJoinInterval, name, ispec), ls, rs, lk, rk, out), where, nil
+	}
+	if n.temporal != nil {
+		// A temporal join's output is insert-only: each left row is joined
+		// once, with the version valid at its time.
+		lt, rt := lmap(n.temporal.leftTime), rmap(n.temporal.rightTime)
+		name := temporalJoinName(n.kindName(), lt, rt)
+		tspec := jobgraph.TemporalJoinSpec{JoinSpec: spec, LeftTime: lt, RightTime: rt}
+		js := ph.b.join(name, ph.parallelism, op(jobgraph.KindJoinTemporal, name, tspec), ls, rs, lk, rk, out)
+		js.changes, js.updatesOnly = "", false
+		return js, where, nil
 	}
 	kind, name := jobgraph.KindJoinInner, "Join"
 	if n.outer() {
