@@ -31,6 +31,9 @@ var supported = []string{
 	// join with the grouped subquery, then a global Top-3 the client
 	// prints in ORDER BY order.
 	"seed-lateral-join-top3",
+	// An event-time temporal join: each transaction joins the rate
+	// version valid at its time.
+	"seed-temporal-join",
 }
 
 type conformanceCase struct {
