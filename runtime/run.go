@@ -212,8 +212,9 @@ func (r *run) consume() error {
 				err = r.advanceInput()
 			}
 		case shuffle.EventBarrier:
-			// NB: barrier alignment is not implemented yet; barriers are
-			// dropped.
+			// NB: nothing sends barriers until checkpoints arrive; failing
+			// beats passing a checkpoint that no operator took part in.
+			err = errors.New("runtime: received a checkpoint barrier, but checkpoints are not supported yet")
 		}
 		if err != nil {
 			return err
