@@ -2,7 +2,6 @@ package operators
 
 import (
 	"bytes"
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 
@@ -48,22 +47,14 @@ func init() {
 // bucketed (bucketMs, half the interval's width and at least a second) and a
 // bucket fires when the watermark passes its end, so rows leave state, and
 // padded rows are emitted, up to one bucket after their exact expiry, as
-// Flink's cleanup timers do. The only memory outside the Backend is the
-// heap of pending bucket times: one int64 per bucket holding live rows.
-//
-// NB: the bucket heap is not in state: Braid has no checkpoints yet, so
-// state is never restored. When it is, the heap must be rebuilt from the
-// timer state.
+// Flink's cleanup timers do (see bucketTimers).
 type IntervalJoin struct {
 	spec     jobgraph.IntervalJoinSpec
 	outer    [2]bool
 	times    [2]int
 	sides    [2]*joinSide
-	timers   *state.MultisetState
-	timerKG  int
+	timers   *bucketTimers
 	bucketMs int64
-	buckets  bucketHeap
-	queued   map[int64]bool
 	wm       int64
 
 	residual *expr.Filter
@@ -72,7 +63,6 @@ type IntervalJoin struct {
 	meta     []candidate
 	pending  []pendingRow
 	sel      []int32
-	keyBuf   []byte
 	rowBuf   []byte
 
 	be     *state.Backend
@@ -147,11 +137,7 @@ func (j *IntervalJoin) Open(ctx *Context) error {
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))
-	j.timers = be.Multiset("timers")
-	// NB: timers are per subtask, not per key: they live in the subtask's
-	// first key group.
-	j.timerKG = ctx.KeyGroups.Start
-	j.queued = map[int64]bool{}
+	j.timers = newBucketTimers(be.Multiset("timers"), ctx.KeyGroups.Start, j.bucketMs)
 	j.wm = MinWatermark
 	if j.spec.Residual != nil {
 		env, err := expr.EnvFromConfig(ctx.Config)
@@ -367,31 +353,13 @@ func (j *IntervalJoin) storedRow(t int64, matched bool, row []byte) []byte {
 	return append(j.rowBuf, row...)
 }
 
-// bucketOf is the start of the expiry bucket of e.
-func (j *IntervalJoin) bucketOf(e int64) int64 {
-	b := e / j.bucketMs
-	if e%j.bucketMs < 0 {
-		b--
-	}
-	return b * j.bucketMs
-}
-
 // addTimer records that key of side has a row expiring at e.
 func (j *IntervalJoin) addTimer(side, kg int, key []byte, e int64) error {
-	bucket := j.bucketOf(e)
-	j.keyBuf = binary.BigEndian.AppendUint64(j.keyBuf[:0], uint64(bucket))
 	entry := make([]byte, 0, 3+len(key))
 	entry = append(entry, byte(side))
 	entry = binary.BigEndian.AppendUint16(entry, uint16(kg))
 	entry = append(entry, key...)
-	if err := j.timers.Add(j.timerKG, j.keyBuf, entry, 1); err != nil {
-		return err
-	}
-	if !j.queued[bucket] {
-		j.queued[bucket] = true
-		heap.Push(&j.buckets, bucket)
-	}
-	return nil
+	return j.timers.add(j.timers.bucketOf(e), entry)
 }
 
 // ProcessWatermark expires the rows of every bucket wm has passed, padding
@@ -401,9 +369,7 @@ func (j *IntervalJoin) ProcessWatermark(wm int64, out Collector) error {
 		return nil
 	}
 	j.wm = wm
-	for len(j.buckets) > 0 && j.buckets[0] <= wm-(j.bucketMs-1) {
-		bucket := heap.Pop(&j.buckets).(int64)
-		delete(j.queued, bucket)
+	for bucket, ok := j.timers.next(wm - (j.bucketMs - 1)); ok; bucket, ok = j.timers.next(wm - (j.bucketMs - 1)) {
 		if err := j.fire(bucket, out); err != nil {
 			return err
 		}
@@ -416,20 +382,11 @@ func (j *IntervalJoin) ProcessWatermark(wm int64, out Collector) error {
 
 // fire expires the rows of the keys listed in bucket's timers.
 func (j *IntervalJoin) fire(bucket int64, out Collector) error {
-	j.keyBuf = binary.BigEndian.AppendUint64(j.keyBuf[:0], uint64(bucket))
-	bucketKey := append([]byte(nil), j.keyBuf...)
-	rows, err := j.timers.Get(j.timerKG, bucketKey)
+	entries, err := j.timers.take(bucket)
 	if err != nil {
 		return err
 	}
-	var entries []state.MultisetRow
-	for _, r := range rows {
-		entries = append(entries, state.MultisetRow{Row: append([]byte(nil), r.Row...), Count: r.Count})
-	}
 	for _, e := range entries {
-		if err := j.timers.Add(j.timerKG, bucketKey, e.Row, -e.Count); err != nil {
-			return err
-		}
 		side, kg, key := int(e.Row[0]), int(binary.BigEndian.Uint16(e.Row[1:3])), e.Row[3:]
 		if err := j.expireKey(side, kg, key, out); err != nil {
 			return err
@@ -492,18 +449,4 @@ func (j *IntervalJoin) Close() error {
 	be := j.be
 	j.be = nil
 	return be.Close()
-}
-
-// bucketHeap is a min-heap of bucket start times.
-type bucketHeap []int64
-
-func (h bucketHeap) Len() int           { return len(h) }
-func (h bucketHeap) Less(a, b int) bool { return h[a] < h[b] }
-func (h bucketHeap) Swap(a, b int)      { h[a], h[b] = h[b], h[a] }
-func (h *bucketHeap) Push(x any)        { *h = append(*h, x.(int64)) }
-func (h *bucketHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
 }

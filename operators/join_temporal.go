@@ -1,7 +1,6 @@
 package operators
 
 import (
-	"container/heap"
 	"encoding/binary"
 	"fmt"
 	"sort"
@@ -46,31 +45,22 @@ func init() {
 // [rowtime: 8 bytes][row] under the join key, the versions as a multiset of
 // [version time: 8 bytes][tombstone: 1 byte][row] under the join key, and a
 // timer multiset keyed by one-second buckets listing (key group, key) for
-// every row that arrived in the bucket. A bucket fires when the watermark
-// reaches its start; a key whose rows are not all due is listed again and
-// fires at the next watermark. The only memory outside the Backend is the
-// heap of pending bucket times.
-//
-// NB: the bucket heap is not in state: Braid has no checkpoints yet, so
-// state is never restored. When it is, the heap must be rebuilt from the
-// timer state.
+// every row that arrived in the bucket (see bucketTimers). A bucket fires
+// when the watermark reaches its start; a key whose rows are not all due is
+// listed again and fires at the next watermark.
 type TemporalJoin struct {
-	spec    jobgraph.TemporalJoinSpec
-	left    *joinSide
-	right   *joinSide
-	timers  *state.MultisetState
-	timerKG int
-	buckets bucketHeap
-	queued  map[int64]bool
-	refire  [][]byte
-	wm      int64
+	spec   jobgraph.TemporalJoinSpec
+	left   *joinSide
+	right  *joinSide
+	timers *bucketTimers
+	refire [][]byte
+	wm     int64
 
 	residual *expr.Filter
 	cand     *joinOutput // joined rows waiting for the residual
 	out      *joinOutput // rows to emit
 	candLeft [][]byte    // the stored left row of each candidate
 	sel      []int32
-	keyBuf   []byte
 	rowBuf   []byte
 
 	be     *state.Backend
@@ -132,11 +122,7 @@ func (j *TemporalJoin) Open(ctx *Context) error {
 	j.be = be
 	j.left = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.right = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("versions"))
-	j.timers = be.Multiset("timers")
-	// NB: timers are per subtask, not per key: they live in the subtask's
-	// first key group.
-	j.timerKG = ctx.KeyGroups.Start
-	j.queued = map[int64]bool{}
+	j.timers = newBucketTimers(be.Multiset("timers"), ctx.KeyGroups.Start, temporalBucketMs)
 	j.wm = MinWatermark
 	if j.spec.Residual != nil {
 		env, err := expr.EnvFromConfig(ctx.Config)
@@ -254,33 +240,16 @@ func (j *TemporalJoin) versions(kg int, key []byte) ([]version, error) {
 	return vs, nil
 }
 
-// bucketOf is the start of the timer bucket of t.
-func bucketOf(t int64) int64 {
-	b := t / temporalBucketMs
-	if t%temporalBucketMs < 0 {
-		b--
-	}
-	return b * temporalBucketMs
-}
-
 // addTimer records that key has a row at t.
 func (j *TemporalJoin) addTimer(kg int, key []byte, t int64) error {
-	return j.addBucketTimer(kg, key, bucketOf(t))
+	return j.addBucketTimer(kg, key, j.timers.bucketOf(t))
 }
 
 func (j *TemporalJoin) addBucketTimer(kg int, key []byte, bucket int64) error {
-	j.keyBuf = binary.BigEndian.AppendUint64(j.keyBuf[:0], uint64(bucket))
 	entry := make([]byte, 0, 2+len(key))
 	entry = binary.BigEndian.AppendUint16(entry, uint16(kg))
 	entry = append(entry, key...)
-	if err := j.timers.Add(j.timerKG, j.keyBuf, entry, 1); err != nil {
-		return err
-	}
-	if !j.queued[bucket] {
-		j.queued[bucket] = true
-		heap.Push(&j.buckets, bucket)
-	}
-	return nil
+	return j.timers.add(bucket, entry)
 }
 
 // ProcessWatermark joins the left rows the watermark has reached, cleans
@@ -290,16 +259,14 @@ func (j *TemporalJoin) ProcessWatermark(wm int64, out Collector) error {
 		return nil
 	}
 	j.wm = wm
-	for len(j.buckets) > 0 && j.buckets[0] <= wm {
-		bucket := heap.Pop(&j.buckets).(int64)
-		delete(j.queued, bucket)
+	for bucket, ok := j.timers.next(wm); ok; bucket, ok = j.timers.next(wm) {
 		if err := j.fire(bucket, out); err != nil {
 			return err
 		}
 	}
 	// Keys with rows not yet due fire again at the next watermark.
 	for _, e := range j.refire {
-		if err := j.addBucketTimer(int(binary.BigEndian.Uint16(e)), e[2:], bucketOf(j.wm)); err != nil {
+		if err := j.addBucketTimer(int(binary.BigEndian.Uint16(e)), e[2:], j.timers.bucketOf(j.wm)); err != nil {
 			return err
 		}
 	}
@@ -312,20 +279,11 @@ func (j *TemporalJoin) ProcessWatermark(wm int64, out Collector) error {
 
 // fire joins the keys listed in bucket's timers.
 func (j *TemporalJoin) fire(bucket int64, out Collector) error {
-	j.keyBuf = binary.BigEndian.AppendUint64(j.keyBuf[:0], uint64(bucket))
-	bucketKey := append([]byte(nil), j.keyBuf...)
-	rows, err := j.timers.Get(j.timerKG, bucketKey)
+	entries, err := j.timers.take(bucket)
 	if err != nil {
 		return err
 	}
-	var entries []state.MultisetRow
-	for _, r := range rows {
-		entries = append(entries, state.MultisetRow{Row: append([]byte(nil), r.Row...), Count: r.Count})
-	}
 	for _, e := range entries {
-		if err := j.timers.Add(j.timerKG, bucketKey, e.Row, -e.Count); err != nil {
-			return err
-		}
 		kg, key := int(binary.BigEndian.Uint16(e.Row[:2])), e.Row[2:]
 		pending, err := j.joinKey(kg, key, bucket, out)
 		if err != nil {
@@ -351,7 +309,7 @@ func (j *TemporalJoin) joinKey(kg int, key []byte, bucket int64, out Collector) 
 		t := int64(binary.BigEndian.Uint64(r.Row))
 		if t <= j.wm {
 			due = append(due, state.MultisetRow{Row: append([]byte(nil), r.Row...), Count: r.Count})
-		} else if bucketOf(t) <= bucket {
+		} else if j.timers.bucketOf(t) <= bucket {
 			pending = true
 		}
 	}
@@ -389,7 +347,7 @@ func (j *TemporalJoin) joinKey(kg int, key []byte, bucket int64, out Collector) 
 			if err := j.right.state.Add(kg, key, v.stored, -v.count); err != nil {
 				return false, err
 			}
-		} else if v.t > j.wm && bucketOf(v.t) <= bucket {
+		} else if v.t > j.wm && j.timers.bucketOf(v.t) <= bucket {
 			pending = true
 		}
 	}
