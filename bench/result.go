@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"github.com/braidflow/braid/taskmanager"
 	"os"
 	"runtime"
 	"sort"
@@ -124,30 +125,12 @@ func resetPeakRSS() bool {
 	return os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 }
 
-// ParseSize parses a byte size such as 64MB, 64MiB or 1GiB: a number with an
-// optional unit, decimal (KB, MB, GB) or binary (KiB, MiB, GiB),
-// case-insensitive; "B" or no unit is bytes. It accepts what the
-// taskmanager's --state-cache flag accepts.
+// ParseSize parses a positive byte size as the taskmanager's --state-cache
+// flag does (taskmanager.ParseSize).
 func ParseSize(s string) (int64, error) {
-	t := strings.ToLower(strings.TrimSpace(s))
-	units := []struct {
-		suffix string
-		mult   int64
-	}{
-		{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"tib", 1 << 40},
-		{"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"tb", 1e12},
-		{"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1},
+	n, err := taskmanager.ParseSize(s)
+	if err == nil && n <= 0 {
+		err = fmt.Errorf("%q is not a positive size like 64MB or 64MiB", s)
 	}
-	mult := int64(1)
-	for _, u := range units {
-		if strings.HasSuffix(t, u.suffix) {
-			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
-			break
-		}
-	}
-	n, err := strconv.ParseFloat(t, 64)
-	if err != nil || n <= 0 {
-		return 0, fmt.Errorf("%q is not a size like 64MB or 64MiB", s)
-	}
-	return int64(n * float64(mult)), nil
+	return n, err
 }
