@@ -103,17 +103,11 @@ func NewGroupAgg(spec jobgraph.GroupAggSpec) (*GroupAgg, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (g *GroupAgg) Open(ctx *Context) error {
-	g.maxPar = ctx.MaxParallelism
-	if g.maxPar <= 0 {
-		g.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: g.maxPar,
-		FS: g.stateFS, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, g.stateFS)
 	if err != nil {
 		return err
 	}
+	g.maxPar = maxPar
 	g.be = be
 	g.accs = be.Value("acc")
 	g.ttlMs = g.spec.TTLMs
@@ -332,18 +326,7 @@ func (g *GroupAgg) emit(i int, results []byte, kind types.RowKind) error {
 }
 
 func (g *GroupAgg) flush(out Collector) error {
-	if g.rb.Len() == 0 {
-		return nil
-	}
-	arrs := g.rb.NewArrays()
-	b := types.NewBatch(g.schema, arrs, g.kinds)
-	for _, a := range arrs {
-		a.Release()
-	}
-	g.kinds = g.kinds[:0]
-	err := out.Emit(b)
-	b.Release()
-	return err
+	return emitBuilt(out, g.schema, g.rb, &g.kinds)
 }
 
 // EndInput has nothing to flush: changes are emitted as rows arrive.
@@ -356,16 +339,9 @@ func (g *GroupAgg) Close() error {
 		g.rb.Release()
 		g.rb = nil
 	}
-	if g.be == nil {
-		return nil
-	}
 	be := g.be
 	g.be = nil
-	ferr := be.Flush()
-	if err := be.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return closeKeyedState(be)
 }
 
 // StateStats reports the state's cache and spill counters; valid between

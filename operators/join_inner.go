@@ -88,17 +88,11 @@ func checkJoinSpec(spec *jobgraph.JoinSpec) error {
 
 // Open opens the join's state at ctx.StateDir and compiles the residual.
 func (j *InnerJoin) Open(ctx *Context) error {
-	j.maxPar = ctx.MaxParallelism
-	if j.maxPar <= 0 {
-		j.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: j.maxPar,
-		FS: j.stateFS, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, j.stateFS)
 	if err != nil {
 		return err
 	}
+	j.maxPar = maxPar
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))
@@ -175,16 +169,9 @@ func (j *InnerJoin) Close() error {
 		j.out.release()
 		j.out = nil
 	}
-	if j.be == nil {
-		return nil
-	}
 	be := j.be
 	j.be = nil
-	ferr := be.Flush()
-	if err := be.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return closeKeyedState(be)
 }
 
 // joinSide is one input of a regular join: its layout, its key columns and
@@ -319,12 +306,7 @@ func (o *joinOutput) flush(out Collector) error {
 	if o.rb.Len() == 0 {
 		return nil
 	}
-	arrs := o.rb.NewArrays()
-	b := types.NewBatch(o.schema, arrs, o.kinds)
-	for _, a := range arrs {
-		a.Release()
-	}
-	o.kinds = o.kinds[:0]
+	b := takeBatch(o.schema, o.rb, &o.kinds)
 	o.rb.Reserve(joinBatchRows)
 	if o.residual != nil {
 		var err error
@@ -360,12 +342,7 @@ func (o *joinOutput) filter(b types.Batch) (types.Batch, error) {
 		o.rb.EndRow()
 		o.kinds = append(o.kinds, kinds[i])
 	}
-	arrs := o.rb.NewArrays()
-	nb := types.NewBatch(o.schema, arrs, o.kinds)
-	for _, a := range arrs {
-		a.Release()
-	}
-	o.kinds = o.kinds[:0]
+	nb := takeBatch(o.schema, o.rb, &o.kinds)
 	b.Release()
 	return nb, nil
 }

@@ -123,17 +123,11 @@ func NewIntervalJoin(spec jobgraph.IntervalJoinSpec) (*IntervalJoin, error) {
 
 // Open opens the join's state at ctx.StateDir and compiles the residual.
 func (j *IntervalJoin) Open(ctx *Context) error {
-	j.maxPar = ctx.MaxParallelism
-	if j.maxPar <= 0 {
-		j.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: j.maxPar,
-		FS: j.stateFS, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, j.stateFS)
 	if err != nil {
 		return err
 	}
+	j.maxPar = maxPar
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))
@@ -242,12 +236,7 @@ func (j *IntervalJoin) Process(input int, b types.Batch, out Collector) error {
 // (cols) that can still match; late unmatched outer rows are padded.
 func (j *IntervalJoin) evaluate(input int, cols []arrow.Array, out Collector) error {
 	if j.cand.len() > 0 {
-		arrs := j.cand.rb.NewArrays()
-		b := types.NewBatch(j.cand.schema, arrs, j.cand.kinds)
-		for _, a := range arrs {
-			a.Release()
-		}
-		j.cand.kinds = j.cand.kinds[:0]
+		b := takeBatch(j.cand.schema, j.cand.rb, &j.cand.kinds)
 		j.cand.rb.Reserve(joinBatchRows)
 		err := j.applyResidual(input, b, out)
 		b.Release()

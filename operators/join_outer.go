@@ -63,16 +63,11 @@ func NewOuterJoin(spec jobgraph.JoinSpec) (*OuterJoin, error) {
 
 // Open opens the join's state at ctx.StateDir.
 func (j *OuterJoin) Open(ctx *Context) error {
-	j.maxPar = ctx.MaxParallelism
-	if j.maxPar <= 0 {
-		j.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: j.maxPar, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, nil)
 	if err != nil {
 		return err
 	}
+	j.maxPar = maxPar
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))

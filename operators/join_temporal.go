@@ -108,17 +108,11 @@ func NewTemporalJoin(spec jobgraph.TemporalJoinSpec) (*TemporalJoin, error) {
 
 // Open opens the join's state at ctx.StateDir and compiles the residual.
 func (j *TemporalJoin) Open(ctx *Context) error {
-	j.maxPar = ctx.MaxParallelism
-	if j.maxPar <= 0 {
-		j.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: j.maxPar,
-		FS: j.stateFS, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, j.stateFS)
 	if err != nil {
 		return err
 	}
+	j.maxPar = maxPar
 	j.be = be
 	j.left = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.right = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("versions"))
@@ -391,12 +385,7 @@ func (j *TemporalJoin) candidate(left, right []byte, out Collector) error {
 // pass and pads (LEFT) the left rows of those that fail, then flushes.
 func (j *TemporalJoin) finish(out Collector) error {
 	if j.cand.len() > 0 {
-		arrs := j.cand.rb.NewArrays()
-		b := types.NewBatch(j.cand.schema, arrs, j.cand.kinds)
-		for _, a := range arrs {
-			a.Release()
-		}
-		j.cand.kinds = j.cand.kinds[:0]
+		b := takeBatch(j.cand.schema, j.cand.rb, &j.cand.kinds)
 		j.cand.rb.Reserve(joinBatchRows)
 		err := j.emitSelected(b, out)
 		b.Release()

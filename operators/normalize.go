@@ -55,16 +55,11 @@ func NewNormalize(spec jobgraph.NormalizeSpec) (*Normalize, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (n *Normalize) Open(ctx *Context) error {
-	n.maxPar = ctx.MaxParallelism
-	if n.maxPar <= 0 {
-		n.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: n.maxPar, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, nil)
 	if err != nil {
 		return err
 	}
+	n.maxPar = maxPar
 	n.be = be
 	n.last = be.Value("last")
 	n.side = newJoinSide(n.spec.Schema, n.spec.Keys, nil)
@@ -148,18 +143,7 @@ func (n *Normalize) emitRow(cols []arrow.Array, i int, kind types.RowKind) {
 }
 
 func (n *Normalize) flush(out Collector) error {
-	if n.rb.Len() == 0 {
-		return nil
-	}
-	arrs := n.rb.NewArrays()
-	b := types.NewBatch(n.schema, arrs, n.kinds)
-	for _, a := range arrs {
-		a.Release()
-	}
-	n.kinds = n.kinds[:0]
-	err := out.Emit(b)
-	b.Release()
-	return err
+	return emitBuilt(out, n.schema, n.rb, &n.kinds)
 }
 
 // EndInput has nothing to flush: changes are emitted as rows arrive.

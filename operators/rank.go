@@ -123,17 +123,11 @@ func NewRank(spec jobgraph.RankSpec) (*Rank, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (r *Rank) Open(ctx *Context) error {
-	r.maxPar = ctx.MaxParallelism
-	if r.maxPar <= 0 {
-		r.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: r.maxPar,
-		FS: r.stateFS, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, r.stateFS)
 	if err != nil {
 		return err
 	}
+	r.maxPar = maxPar
 	r.be = be
 	r.rows = be.Multiset("rows")
 	ks := make(types.Schema, len(r.spec.Partition))
@@ -323,18 +317,7 @@ func (r *Rank) emit(row []byte, kind types.RowKind) error {
 }
 
 func (r *Rank) flush(out Collector) error {
-	if r.rb.Len() == 0 {
-		return nil
-	}
-	arrs := r.rb.NewArrays()
-	b := types.NewBatch(r.schema, arrs, r.kinds)
-	for _, a := range arrs {
-		a.Release()
-	}
-	r.kinds = r.kinds[:0]
-	err := out.Emit(b)
-	b.Release()
-	return err
+	return emitBuilt(out, r.schema, r.rb, &r.kinds)
 }
 
 // EndInput has nothing to flush: changes are emitted as rows arrive.
@@ -347,14 +330,7 @@ func (r *Rank) Close() error {
 		r.rb.Release()
 		r.rb = nil
 	}
-	if r.be == nil {
-		return nil
-	}
 	be := r.be
 	r.be = nil
-	ferr := be.Flush()
-	if err := be.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return closeKeyedState(be)
 }

@@ -146,17 +146,11 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (a *WindowAgg) Open(ctx *Context) error {
-	a.maxPar = ctx.MaxParallelism
-	if a.maxPar <= 0 {
-		a.maxPar = types.DefaultMaxParallelism
-	}
-	be, err := state.Open(ctx.StateDir, state.Options{
-		CacheBytes: ctx.StateCacheBytes, KeyGroups: ctx.KeyGroups, MaxParallelism: a.maxPar,
-		FS: a.stateFS, Logger: ctx.Logger,
-	})
+	be, maxPar, err := openKeyedState(ctx, a.stateFS)
 	if err != nil {
 		return err
 	}
+	a.maxPar = maxPar
 	a.be = be
 	a.accs = be.Value("wacc")
 	a.timers = be.Multiset("wtimers")
@@ -446,18 +440,7 @@ func (a *WindowAgg) emit(w window, rowKey []byte, rows int64) error {
 }
 
 func (a *WindowAgg) flush(out Collector) error {
-	if a.rb.Len() == 0 {
-		return nil
-	}
-	arrs := a.rb.NewArrays()
-	b := types.NewBatch(a.schema, arrs, a.kinds)
-	for _, arr := range arrs {
-		arr.Release()
-	}
-	a.kinds = a.kinds[:0]
-	err := out.Emit(b)
-	b.Release()
-	return err
+	return emitBuilt(out, a.schema, a.rb, &a.kinds)
 }
 
 // EndInput has nothing to flush: the maximum watermark, which precedes the
@@ -471,16 +454,9 @@ func (a *WindowAgg) Close() error {
 		a.rb.Release()
 		a.rb = nil
 	}
-	if a.be == nil {
-		return nil
-	}
 	be := a.be
 	a.be = nil
-	ferr := be.Flush()
-	if err := be.Close(); err != nil {
-		return err
-	}
-	return ferr
+	return closeKeyedState(be)
 }
 
 // StateStats reports the state's cache and spill counters; valid between
