@@ -160,14 +160,8 @@ func (s *KafkaSource) Run(ctx context.Context, out operators.Collector) error {
 			if recErr != nil {
 				return
 			}
-			if end != nil {
-				e, open := end[r.Partition]
-				if !open || r.Offset >= e {
-					return // written after the bounded read started
-				}
-				if r.Offset+1 >= e {
-					delete(end, r.Partition)
-				}
+			if !admitBounded(end, r) {
+				return // written after the bounded read started
 			}
 			if _, err := dec.Decode(r.Value); err != nil {
 				recErr = fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",

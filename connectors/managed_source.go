@@ -123,14 +123,8 @@ func (s *ManagedSource) Run(ctx context.Context, out operators.Collector) error 
 			if emitErr != nil {
 				return
 			}
-			if end != nil {
-				e, open := end[r.Partition]
-				if !open || r.Offset >= e {
-					return // written after the bounded read started
-				}
-				if r.Offset+1 >= e {
-					delete(end, r.Partition)
-				}
+			if !admitBounded(end, r) {
+				return // written after the bounded read started
 			}
 			emitErr = s.emitRecord(r, out)
 		})
@@ -193,3 +187,20 @@ func (s *ManagedSource) runError(ctx context.Context, err error) error {
 
 // Close implements operators.Source.
 func (s *ManagedSource) Close() error { return nil }
+
+// admitBounded reports whether a bounded read (end: the end offset of each
+// partition still being read; nil when unbounded) takes record r, and
+// forgets r's partition once r is its last record.
+func admitBounded(end map[int32]int64, r *kgo.Record) bool {
+	if end == nil {
+		return true
+	}
+	e, open := end[r.Partition]
+	if !open || r.Offset >= e {
+		return false
+	}
+	if r.Offset+1 >= e {
+		delete(end, r.Partition)
+	}
+	return true
+}
