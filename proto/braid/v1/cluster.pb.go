@@ -21,6 +21,69 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// ErrorClass says who caused a failure, so the job manager can decide
+// without guessing whether restarting can help.
+type ErrorClass int32
+
+const (
+	ErrorClass_ERROR_CLASS_UNSPECIFIED ErrorClass = 0
+	// USER: the query or its data is wrong (a parse error in a record, a
+	// division by zero that fails the job); restarting replays the same.
+	ErrorClass_ERROR_CLASS_USER ErrorClass = 1
+	// EXTERNAL: a system outside Braid failed (Kafka, etcd, S3, MySQL).
+	ErrorClass_ERROR_CLASS_EXTERNAL ErrorClass = 2
+	// INTERNAL: a bug in Braid (a panic, a broken invariant).
+	ErrorClass_ERROR_CLASS_INTERNAL ErrorClass = 3
+	// LOST_PEER: another process of the cluster went away (a task manager,
+	// a data connection).
+	ErrorClass_ERROR_CLASS_LOST_PEER ErrorClass = 4
+)
+
+// Enum value maps for ErrorClass.
+var (
+	ErrorClass_name = map[int32]string{
+		0: "ERROR_CLASS_UNSPECIFIED",
+		1: "ERROR_CLASS_USER",
+		2: "ERROR_CLASS_EXTERNAL",
+		3: "ERROR_CLASS_INTERNAL",
+		4: "ERROR_CLASS_LOST_PEER",
+	}
+	ErrorClass_value = map[string]int32{
+		"ERROR_CLASS_UNSPECIFIED": 0,
+		"ERROR_CLASS_USER":        1,
+		"ERROR_CLASS_EXTERNAL":    2,
+		"ERROR_CLASS_INTERNAL":    3,
+		"ERROR_CLASS_LOST_PEER":   4,
+	}
+)
+
+func (x ErrorClass) Enum() *ErrorClass {
+	p := new(ErrorClass)
+	*p = x
+	return p
+}
+
+func (x ErrorClass) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ErrorClass) Descriptor() protoreflect.EnumDescriptor {
+	return file_braid_v1_cluster_proto_enumTypes[0].Descriptor()
+}
+
+func (ErrorClass) Type() protoreflect.EnumType {
+	return &file_braid_v1_cluster_proto_enumTypes[0]
+}
+
+func (x ErrorClass) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ErrorClass.Descriptor instead.
+func (ErrorClass) EnumDescriptor() ([]byte, []int) {
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{0}
+}
+
 type TaskState int32
 
 const (
@@ -63,11 +126,11 @@ func (x TaskState) String() string {
 }
 
 func (TaskState) Descriptor() protoreflect.EnumDescriptor {
-	return file_braid_v1_cluster_proto_enumTypes[0].Descriptor()
+	return file_braid_v1_cluster_proto_enumTypes[1].Descriptor()
 }
 
 func (TaskState) Type() protoreflect.EnumType {
-	return &file_braid_v1_cluster_proto_enumTypes[0]
+	return &file_braid_v1_cluster_proto_enumTypes[1]
 }
 
 func (x TaskState) Number() protoreflect.EnumNumber {
@@ -76,7 +139,154 @@ func (x TaskState) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use TaskState.Descriptor instead.
 func (TaskState) EnumDescriptor() ([]byte, []int) {
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{1}
+}
+
+type CheckpointAck struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt       int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId  int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	Vertex        int32                  `protobuf:"varint,4,opt,name=vertex,proto3" json:"vertex,omitempty"`
+	Subtask       int32                  `protobuf:"varint,5,opt,name=subtask,proto3" json:"subtask,omitempty"`
+	TaskManagerId string                 `protobuf:"bytes,6,opt,name=task_manager_id,json=taskManagerId,proto3" json:"task_manager_id,omitempty"`
+	// state is the subtask's state handle (checkpoint.SubtaskState, JSON).
+	State []byte `protobuf:"bytes,7,opt,name=state,proto3" json:"state,omitempty"`
+	// declined is set when the subtask could not take its snapshot; reason
+	// says why. A declined checkpoint is aborted.
+	Declined      bool   `protobuf:"varint,8,opt,name=declined,proto3" json:"declined,omitempty"`
+	Reason        string `protobuf:"bytes,9,opt,name=reason,proto3" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointAck) Reset() {
+	*x = CheckpointAck{}
+	mi := &file_braid_v1_cluster_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointAck) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointAck) ProtoMessage() {}
+
+func (x *CheckpointAck) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_cluster_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointAck.ProtoReflect.Descriptor instead.
+func (*CheckpointAck) Descriptor() ([]byte, []int) {
 	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *CheckpointAck) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *CheckpointAck) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetVertex() int32 {
+	if x != nil {
+		return x.Vertex
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetSubtask() int32 {
+	if x != nil {
+		return x.Subtask
+	}
+	return 0
+}
+
+func (x *CheckpointAck) GetTaskManagerId() string {
+	if x != nil {
+		return x.TaskManagerId
+	}
+	return ""
+}
+
+func (x *CheckpointAck) GetState() []byte {
+	if x != nil {
+		return x.State
+	}
+	return nil
+}
+
+func (x *CheckpointAck) GetDeclined() bool {
+	if x != nil {
+		return x.Declined
+	}
+	return false
+}
+
+func (x *CheckpointAck) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+type CheckpointAckResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointAckResponse) Reset() {
+	*x = CheckpointAckResponse{}
+	mi := &file_braid_v1_cluster_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointAckResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointAckResponse) ProtoMessage() {}
+
+func (x *CheckpointAckResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_cluster_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointAckResponse.ProtoReflect.Descriptor instead.
+func (*CheckpointAckResponse) Descriptor() ([]byte, []int) {
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{1}
 }
 
 type RegisterTaskManagerRequest struct {
@@ -91,7 +301,7 @@ type RegisterTaskManagerRequest struct {
 
 func (x *RegisterTaskManagerRequest) Reset() {
 	*x = RegisterTaskManagerRequest{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[0]
+	mi := &file_braid_v1_cluster_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -103,7 +313,7 @@ func (x *RegisterTaskManagerRequest) String() string {
 func (*RegisterTaskManagerRequest) ProtoMessage() {}
 
 func (x *RegisterTaskManagerRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[0]
+	mi := &file_braid_v1_cluster_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -116,7 +326,7 @@ func (x *RegisterTaskManagerRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterTaskManagerRequest.ProtoReflect.Descriptor instead.
 func (*RegisterTaskManagerRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{0}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *RegisterTaskManagerRequest) GetTaskManagerId() string {
@@ -149,7 +359,7 @@ type RegisterTaskManagerResponse struct {
 
 func (x *RegisterTaskManagerResponse) Reset() {
 	*x = RegisterTaskManagerResponse{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[1]
+	mi := &file_braid_v1_cluster_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -161,7 +371,7 @@ func (x *RegisterTaskManagerResponse) String() string {
 func (*RegisterTaskManagerResponse) ProtoMessage() {}
 
 func (x *RegisterTaskManagerResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[1]
+	mi := &file_braid_v1_cluster_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -174,7 +384,7 @@ func (x *RegisterTaskManagerResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RegisterTaskManagerResponse.ProtoReflect.Descriptor instead.
 func (*RegisterTaskManagerResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{1}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RegisterTaskManagerResponse) GetHeartbeatIntervalMs() int64 {
@@ -193,7 +403,7 @@ type HeartbeatRequest struct {
 
 func (x *HeartbeatRequest) Reset() {
 	*x = HeartbeatRequest{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[2]
+	mi := &file_braid_v1_cluster_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -205,7 +415,7 @@ func (x *HeartbeatRequest) String() string {
 func (*HeartbeatRequest) ProtoMessage() {}
 
 func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[2]
+	mi := &file_braid_v1_cluster_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -218,7 +428,7 @@ func (x *HeartbeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatRequest.ProtoReflect.Descriptor instead.
 func (*HeartbeatRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{2}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HeartbeatRequest) GetTaskManagerId() string {
@@ -237,7 +447,7 @@ type HeartbeatResponse struct {
 
 func (x *HeartbeatResponse) Reset() {
 	*x = HeartbeatResponse{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[3]
+	mi := &file_braid_v1_cluster_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -249,7 +459,7 @@ func (x *HeartbeatResponse) String() string {
 func (*HeartbeatResponse) ProtoMessage() {}
 
 func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[3]
+	mi := &file_braid_v1_cluster_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -262,7 +472,7 @@ func (x *HeartbeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HeartbeatResponse.ProtoReflect.Descriptor instead.
 func (*HeartbeatResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{3}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *HeartbeatResponse) GetKnown() bool {
@@ -283,13 +493,15 @@ type TaskStatusReport struct {
 	RowsIn        int64                  `protobuf:"varint,7,opt,name=rows_in,json=rowsIn,proto3" json:"rows_in,omitempty"`
 	RowsOut       int64                  `protobuf:"varint,8,opt,name=rows_out,json=rowsOut,proto3" json:"rows_out,omitempty"`
 	RemoteRowsOut int64                  `protobuf:"varint,9,opt,name=remote_rows_out,json=remoteRowsOut,proto3" json:"remote_rows_out,omitempty"`
+	ErrorClass    ErrorClass             `protobuf:"varint,10,opt,name=error_class,json=errorClass,proto3,enum=braid.v1.ErrorClass" json:"error_class,omitempty"`
+	Attempt       int32                  `protobuf:"varint,11,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *TaskStatusReport) Reset() {
 	*x = TaskStatusReport{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[4]
+	mi := &file_braid_v1_cluster_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -301,7 +513,7 @@ func (x *TaskStatusReport) String() string {
 func (*TaskStatusReport) ProtoMessage() {}
 
 func (x *TaskStatusReport) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[4]
+	mi := &file_braid_v1_cluster_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -314,7 +526,7 @@ func (x *TaskStatusReport) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatusReport.ProtoReflect.Descriptor instead.
 func (*TaskStatusReport) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{4}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *TaskStatusReport) GetJobId() string {
@@ -380,6 +592,20 @@ func (x *TaskStatusReport) GetRemoteRowsOut() int64 {
 	return 0
 }
 
+func (x *TaskStatusReport) GetErrorClass() ErrorClass {
+	if x != nil {
+		return x.ErrorClass
+	}
+	return ErrorClass_ERROR_CLASS_UNSPECIFIED
+}
+
+func (x *TaskStatusReport) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
 type TaskStatusAck struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -388,7 +614,7 @@ type TaskStatusAck struct {
 
 func (x *TaskStatusAck) Reset() {
 	*x = TaskStatusAck{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[5]
+	mi := &file_braid_v1_cluster_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +626,7 @@ func (x *TaskStatusAck) String() string {
 func (*TaskStatusAck) ProtoMessage() {}
 
 func (x *TaskStatusAck) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[5]
+	mi := &file_braid_v1_cluster_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +639,7 @@ func (x *TaskStatusAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TaskStatusAck.ProtoReflect.Descriptor instead.
 func (*TaskStatusAck) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{5}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{7}
 }
 
 type ResultChunk struct {
@@ -429,7 +655,7 @@ type ResultChunk struct {
 
 func (x *ResultChunk) Reset() {
 	*x = ResultChunk{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[6]
+	mi := &file_braid_v1_cluster_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -441,7 +667,7 @@ func (x *ResultChunk) String() string {
 func (*ResultChunk) ProtoMessage() {}
 
 func (x *ResultChunk) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[6]
+	mi := &file_braid_v1_cluster_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -454,7 +680,7 @@ func (x *ResultChunk) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResultChunk.ProtoReflect.Descriptor instead.
 func (*ResultChunk) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{6}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *ResultChunk) GetJobId() string {
@@ -493,7 +719,7 @@ type PushResultsAck struct {
 
 func (x *PushResultsAck) Reset() {
 	*x = PushResultsAck{}
-	mi := &file_braid_v1_cluster_proto_msgTypes[7]
+	mi := &file_braid_v1_cluster_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -505,7 +731,7 @@ func (x *PushResultsAck) String() string {
 func (*PushResultsAck) ProtoMessage() {}
 
 func (x *PushResultsAck) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_cluster_proto_msgTypes[7]
+	mi := &file_braid_v1_cluster_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -518,14 +744,25 @@ func (x *PushResultsAck) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PushResultsAck.ProtoReflect.Descriptor instead.
 func (*PushResultsAck) Descriptor() ([]byte, []int) {
-	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{7}
+	return file_braid_v1_cluster_proto_rawDescGZIP(), []int{9}
 }
 
 var File_braid_v1_cluster_proto protoreflect.FileDescriptor
 
 const file_braid_v1_cluster_proto_rawDesc = "" +
 	"\n" +
-	"\x16braid/v1/cluster.proto\x12\bbraid.v1\"t\n" +
+	"\x16braid/v1/cluster.proto\x12\bbraid.v1\"\x89\x02\n" +
+	"\rCheckpointAck\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12\x16\n" +
+	"\x06vertex\x18\x04 \x01(\x05R\x06vertex\x12\x18\n" +
+	"\asubtask\x18\x05 \x01(\x05R\asubtask\x12&\n" +
+	"\x0ftask_manager_id\x18\x06 \x01(\tR\rtaskManagerId\x12\x14\n" +
+	"\x05state\x18\a \x01(\fR\x05state\x12\x1a\n" +
+	"\bdeclined\x18\b \x01(\bR\bdeclined\x12\x16\n" +
+	"\x06reason\x18\t \x01(\tR\x06reason\"\x17\n" +
+	"\x15CheckpointAckResponse\"t\n" +
 	"\x1aRegisterTaskManagerRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x14\n" +
@@ -535,7 +772,7 @@ const file_braid_v1_cluster_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\")\n" +
 	"\x11HeartbeatResponse\x12\x14\n" +
-	"\x05known\x18\x01 \x01(\bR\x05known\"\xa0\x02\n" +
+	"\x05known\x18\x01 \x01(\bR\x05known\"\xf1\x02\n" +
 	"\x10TaskStatusReport\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06vertex\x18\x02 \x01(\x05R\x06vertex\x12\x18\n" +
@@ -545,26 +782,38 @@ const file_braid_v1_cluster_proto_rawDesc = "" +
 	"\x05error\x18\x06 \x01(\tR\x05error\x12\x17\n" +
 	"\arows_in\x18\a \x01(\x03R\x06rowsIn\x12\x19\n" +
 	"\brows_out\x18\b \x01(\x03R\arowsOut\x12&\n" +
-	"\x0fremote_rows_out\x18\t \x01(\x03R\rremoteRowsOut\"\x0f\n" +
+	"\x0fremote_rows_out\x18\t \x01(\x03R\rremoteRowsOut\x125\n" +
+	"\verror_class\x18\n" +
+	" \x01(\x0e2\x14.braid.v1.ErrorClassR\n" +
+	"errorClass\x12\x18\n" +
+	"\aattempt\x18\v \x01(\x05R\aattempt\"\x0f\n" +
 	"\rTaskStatusAck\"m\n" +
 	"\vResultChunk\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x1b\n" +
 	"\tarrow_ipc\x18\x03 \x01(\fR\barrowIpc\x12\x10\n" +
 	"\x03end\x18\x04 \x01(\bR\x03end\"\x10\n" +
-	"\x0ePushResultsAck*\xa2\x01\n" +
+	"\x0ePushResultsAck*\x8e\x01\n" +
+	"\n" +
+	"ErrorClass\x12\x1b\n" +
+	"\x17ERROR_CLASS_UNSPECIFIED\x10\x00\x12\x14\n" +
+	"\x10ERROR_CLASS_USER\x10\x01\x12\x18\n" +
+	"\x14ERROR_CLASS_EXTERNAL\x10\x02\x12\x18\n" +
+	"\x14ERROR_CLASS_INTERNAL\x10\x03\x12\x19\n" +
+	"\x15ERROR_CLASS_LOST_PEER\x10\x04*\xa2\x01\n" +
 	"\tTaskState\x12\x1a\n" +
 	"\x16TASK_STATE_UNSPECIFIED\x10\x00\x12\x18\n" +
 	"\x14TASK_STATE_DEPLOYING\x10\x01\x12\x16\n" +
 	"\x12TASK_STATE_RUNNING\x10\x02\x12\x17\n" +
 	"\x13TASK_STATE_FINISHED\x10\x03\x12\x15\n" +
 	"\x11TASK_STATE_FAILED\x10\x04\x12\x17\n" +
-	"\x13TASK_STATE_CANCELED\x10\x052\xc5\x02\n" +
+	"\x13TASK_STATE_CANCELED\x10\x052\x98\x03\n" +
 	"\x0eClusterService\x12b\n" +
 	"\x13RegisterTaskManager\x12$.braid.v1.RegisterTaskManagerRequest\x1a%.braid.v1.RegisterTaskManagerResponse\x12D\n" +
 	"\tHeartbeat\x12\x1a.braid.v1.HeartbeatRequest\x1a\x1b.braid.v1.HeartbeatResponse\x12G\n" +
 	"\x10ReportTaskStatus\x12\x1a.braid.v1.TaskStatusReport\x1a\x17.braid.v1.TaskStatusAck\x12@\n" +
-	"\vPushResults\x12\x15.braid.v1.ResultChunk\x1a\x18.braid.v1.PushResultsAck(\x01B3Z1github.com/braidflow/braid/proto/braid/v1;braidv1b\x06proto3"
+	"\vPushResults\x12\x15.braid.v1.ResultChunk\x1a\x18.braid.v1.PushResultsAck(\x01\x12Q\n" +
+	"\x15AcknowledgeCheckpoint\x12\x17.braid.v1.CheckpointAck\x1a\x1f.braid.v1.CheckpointAckResponseB3Z1github.com/braidflow/braid/proto/braid/v1;braidv1b\x06proto3"
 
 var (
 	file_braid_v1_cluster_proto_rawDescOnce sync.Once
@@ -578,34 +827,40 @@ func file_braid_v1_cluster_proto_rawDescGZIP() []byte {
 	return file_braid_v1_cluster_proto_rawDescData
 }
 
-var file_braid_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_braid_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 8)
+var file_braid_v1_cluster_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
+var file_braid_v1_cluster_proto_msgTypes = make([]protoimpl.MessageInfo, 10)
 var file_braid_v1_cluster_proto_goTypes = []any{
-	(TaskState)(0),                      // 0: braid.v1.TaskState
-	(*RegisterTaskManagerRequest)(nil),  // 1: braid.v1.RegisterTaskManagerRequest
-	(*RegisterTaskManagerResponse)(nil), // 2: braid.v1.RegisterTaskManagerResponse
-	(*HeartbeatRequest)(nil),            // 3: braid.v1.HeartbeatRequest
-	(*HeartbeatResponse)(nil),           // 4: braid.v1.HeartbeatResponse
-	(*TaskStatusReport)(nil),            // 5: braid.v1.TaskStatusReport
-	(*TaskStatusAck)(nil),               // 6: braid.v1.TaskStatusAck
-	(*ResultChunk)(nil),                 // 7: braid.v1.ResultChunk
-	(*PushResultsAck)(nil),              // 8: braid.v1.PushResultsAck
+	(ErrorClass)(0),                     // 0: braid.v1.ErrorClass
+	(TaskState)(0),                      // 1: braid.v1.TaskState
+	(*CheckpointAck)(nil),               // 2: braid.v1.CheckpointAck
+	(*CheckpointAckResponse)(nil),       // 3: braid.v1.CheckpointAckResponse
+	(*RegisterTaskManagerRequest)(nil),  // 4: braid.v1.RegisterTaskManagerRequest
+	(*RegisterTaskManagerResponse)(nil), // 5: braid.v1.RegisterTaskManagerResponse
+	(*HeartbeatRequest)(nil),            // 6: braid.v1.HeartbeatRequest
+	(*HeartbeatResponse)(nil),           // 7: braid.v1.HeartbeatResponse
+	(*TaskStatusReport)(nil),            // 8: braid.v1.TaskStatusReport
+	(*TaskStatusAck)(nil),               // 9: braid.v1.TaskStatusAck
+	(*ResultChunk)(nil),                 // 10: braid.v1.ResultChunk
+	(*PushResultsAck)(nil),              // 11: braid.v1.PushResultsAck
 }
 var file_braid_v1_cluster_proto_depIdxs = []int32{
-	0, // 0: braid.v1.TaskStatusReport.state:type_name -> braid.v1.TaskState
-	1, // 1: braid.v1.ClusterService.RegisterTaskManager:input_type -> braid.v1.RegisterTaskManagerRequest
-	3, // 2: braid.v1.ClusterService.Heartbeat:input_type -> braid.v1.HeartbeatRequest
-	5, // 3: braid.v1.ClusterService.ReportTaskStatus:input_type -> braid.v1.TaskStatusReport
-	7, // 4: braid.v1.ClusterService.PushResults:input_type -> braid.v1.ResultChunk
-	2, // 5: braid.v1.ClusterService.RegisterTaskManager:output_type -> braid.v1.RegisterTaskManagerResponse
-	4, // 6: braid.v1.ClusterService.Heartbeat:output_type -> braid.v1.HeartbeatResponse
-	6, // 7: braid.v1.ClusterService.ReportTaskStatus:output_type -> braid.v1.TaskStatusAck
-	8, // 8: braid.v1.ClusterService.PushResults:output_type -> braid.v1.PushResultsAck
-	5, // [5:9] is the sub-list for method output_type
-	1, // [1:5] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	1,  // 0: braid.v1.TaskStatusReport.state:type_name -> braid.v1.TaskState
+	0,  // 1: braid.v1.TaskStatusReport.error_class:type_name -> braid.v1.ErrorClass
+	4,  // 2: braid.v1.ClusterService.RegisterTaskManager:input_type -> braid.v1.RegisterTaskManagerRequest
+	6,  // 3: braid.v1.ClusterService.Heartbeat:input_type -> braid.v1.HeartbeatRequest
+	8,  // 4: braid.v1.ClusterService.ReportTaskStatus:input_type -> braid.v1.TaskStatusReport
+	10, // 5: braid.v1.ClusterService.PushResults:input_type -> braid.v1.ResultChunk
+	2,  // 6: braid.v1.ClusterService.AcknowledgeCheckpoint:input_type -> braid.v1.CheckpointAck
+	5,  // 7: braid.v1.ClusterService.RegisterTaskManager:output_type -> braid.v1.RegisterTaskManagerResponse
+	7,  // 8: braid.v1.ClusterService.Heartbeat:output_type -> braid.v1.HeartbeatResponse
+	9,  // 9: braid.v1.ClusterService.ReportTaskStatus:output_type -> braid.v1.TaskStatusAck
+	11, // 10: braid.v1.ClusterService.PushResults:output_type -> braid.v1.PushResultsAck
+	3,  // 11: braid.v1.ClusterService.AcknowledgeCheckpoint:output_type -> braid.v1.CheckpointAckResponse
+	7,  // [7:12] is the sub-list for method output_type
+	2,  // [2:7] is the sub-list for method input_type
+	2,  // [2:2] is the sub-list for extension type_name
+	2,  // [2:2] is the sub-list for extension extendee
+	0,  // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_braid_v1_cluster_proto_init() }
@@ -618,8 +873,8 @@ func file_braid_v1_cluster_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_braid_v1_cluster_proto_rawDesc), len(file_braid_v1_cluster_proto_rawDesc)),
-			NumEnums:      1,
-			NumMessages:   8,
+			NumEnums:      2,
+			NumMessages:   10,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

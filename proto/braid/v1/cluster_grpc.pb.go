@@ -19,10 +19,11 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ClusterService_RegisterTaskManager_FullMethodName = "/braid.v1.ClusterService/RegisterTaskManager"
-	ClusterService_Heartbeat_FullMethodName           = "/braid.v1.ClusterService/Heartbeat"
-	ClusterService_ReportTaskStatus_FullMethodName    = "/braid.v1.ClusterService/ReportTaskStatus"
-	ClusterService_PushResults_FullMethodName         = "/braid.v1.ClusterService/PushResults"
+	ClusterService_RegisterTaskManager_FullMethodName   = "/braid.v1.ClusterService/RegisterTaskManager"
+	ClusterService_Heartbeat_FullMethodName             = "/braid.v1.ClusterService/Heartbeat"
+	ClusterService_ReportTaskStatus_FullMethodName      = "/braid.v1.ClusterService/ReportTaskStatus"
+	ClusterService_PushResults_FullMethodName           = "/braid.v1.ClusterService/PushResults"
+	ClusterService_AcknowledgeCheckpoint_FullMethodName = "/braid.v1.ClusterService/AcknowledgeCheckpoint"
 )
 
 // ClusterServiceClient is the client API for ClusterService service.
@@ -39,6 +40,9 @@ type ClusterServiceClient interface {
 	// PushResults carries the rows of a collect sink to the job manager, which
 	// relays them to the client that runs the query.
 	PushResults(ctx context.Context, opts ...grpc.CallOption) (grpc.ClientStreamingClient[ResultChunk, PushResultsAck], error)
+	// AcknowledgeCheckpoint carries one subtask's part of a checkpoint (its
+	// state handle), or its refusal to take part (declined with a reason).
+	AcknowledgeCheckpoint(ctx context.Context, in *CheckpointAck, opts ...grpc.CallOption) (*CheckpointAckResponse, error)
 }
 
 type clusterServiceClient struct {
@@ -92,6 +96,16 @@ func (c *clusterServiceClient) PushResults(ctx context.Context, opts ...grpc.Cal
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClusterService_PushResultsClient = grpc.ClientStreamingClient[ResultChunk, PushResultsAck]
 
+func (c *clusterServiceClient) AcknowledgeCheckpoint(ctx context.Context, in *CheckpointAck, opts ...grpc.CallOption) (*CheckpointAckResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CheckpointAckResponse)
+	err := c.cc.Invoke(ctx, ClusterService_AcknowledgeCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClusterServiceServer is the server API for ClusterService service.
 // All implementations must embed UnimplementedClusterServiceServer
 // for forward compatibility.
@@ -106,6 +120,9 @@ type ClusterServiceServer interface {
 	// PushResults carries the rows of a collect sink to the job manager, which
 	// relays them to the client that runs the query.
 	PushResults(grpc.ClientStreamingServer[ResultChunk, PushResultsAck]) error
+	// AcknowledgeCheckpoint carries one subtask's part of a checkpoint (its
+	// state handle), or its refusal to take part (declined with a reason).
+	AcknowledgeCheckpoint(context.Context, *CheckpointAck) (*CheckpointAckResponse, error)
 	mustEmbedUnimplementedClusterServiceServer()
 }
 
@@ -127,6 +144,9 @@ func (UnimplementedClusterServiceServer) ReportTaskStatus(context.Context, *Task
 }
 func (UnimplementedClusterServiceServer) PushResults(grpc.ClientStreamingServer[ResultChunk, PushResultsAck]) error {
 	return status.Errorf(codes.Unimplemented, "method PushResults not implemented")
+}
+func (UnimplementedClusterServiceServer) AcknowledgeCheckpoint(context.Context, *CheckpointAck) (*CheckpointAckResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method AcknowledgeCheckpoint not implemented")
 }
 func (UnimplementedClusterServiceServer) mustEmbedUnimplementedClusterServiceServer() {}
 func (UnimplementedClusterServiceServer) testEmbeddedByValue()                        {}
@@ -210,6 +230,24 @@ func _ClusterService_PushResults_Handler(srv interface{}, stream grpc.ServerStre
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type ClusterService_PushResultsServer = grpc.ClientStreamingServer[ResultChunk, PushResultsAck]
 
+func _ClusterService_AcknowledgeCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CheckpointAck)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClusterServiceServer).AcknowledgeCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClusterService_AcknowledgeCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClusterServiceServer).AcknowledgeCheckpoint(ctx, req.(*CheckpointAck))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClusterService_ServiceDesc is the grpc.ServiceDesc for ClusterService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -228,6 +266,10 @@ var ClusterService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ReportTaskStatus",
 			Handler:    _ClusterService_ReportTaskStatus_Handler,
+		},
+		{
+			MethodName: "AcknowledgeCheckpoint",
+			Handler:    _ClusterService_AcknowledgeCheckpoint_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -94,7 +94,12 @@ type JobGraph struct {
 	// bounded is true when every source of the job ends by itself.
 	Bounded bool `protobuf:"varint,7,opt,name=bounded,proto3" json:"bounded,omitempty"`
 	// sql is the statement the job was planned from, for display.
-	Sql           string `protobuf:"bytes,8,opt,name=sql,proto3" json:"sql,omitempty"`
+	Sql string `protobuf:"bytes,8,opt,name=sql,proto3" json:"sql,omitempty"`
+	// checkpoint holds the resolved execution.checkpointing.* options; an
+	// interval of 0 disables checkpoints.
+	Checkpoint *CheckpointConfig `protobuf:"bytes,9,opt,name=checkpoint,proto3" json:"checkpoint,omitempty"`
+	// restart holds the resolved restart-strategy.* options.
+	Restart       *RestartStrategy `protobuf:"bytes,10,opt,name=restart,proto3" json:"restart,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -185,6 +190,232 @@ func (x *JobGraph) GetSql() string {
 	return ""
 }
 
+func (x *JobGraph) GetCheckpoint() *CheckpointConfig {
+	if x != nil {
+		return x.Checkpoint
+	}
+	return nil
+}
+
+func (x *JobGraph) GetRestart() *RestartStrategy {
+	if x != nil {
+		return x.Restart
+	}
+	return nil
+}
+
+type CheckpointConfig struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	IntervalMs      int64                  `protobuf:"varint,1,opt,name=interval_ms,json=intervalMs,proto3" json:"interval_ms,omitempty"`
+	TimeoutMs       int64                  `protobuf:"varint,2,opt,name=timeout_ms,json=timeoutMs,proto3" json:"timeout_ms,omitempty"`
+	MinPauseMs      int64                  `protobuf:"varint,3,opt,name=min_pause_ms,json=minPauseMs,proto3" json:"min_pause_ms,omitempty"`
+	MaxConcurrent   int32                  `protobuf:"varint,4,opt,name=max_concurrent,json=maxConcurrent,proto3" json:"max_concurrent,omitempty"`
+	TolerableFailed int32                  `protobuf:"varint,5,opt,name=tolerable_failed,json=tolerableFailed,proto3" json:"tolerable_failed,omitempty"`
+	// at_least_once disables barrier alignment (mode AT_LEAST_ONCE).
+	AtLeastOnce bool  `protobuf:"varint,6,opt,name=at_least_once,json=atLeastOnce,proto3" json:"at_least_once,omitempty"`
+	NumRetained int32 `protobuf:"varint,7,opt,name=num_retained,json=numRetained,proto3" json:"num_retained,omitempty"`
+	// dir is state.checkpoints.dir when the job set it; empty means the
+	// cluster's default.
+	Dir           string `protobuf:"bytes,8,opt,name=dir,proto3" json:"dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointConfig) Reset() {
+	*x = CheckpointConfig{}
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointConfig) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointConfig) ProtoMessage() {}
+
+func (x *CheckpointConfig) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointConfig.ProtoReflect.Descriptor instead.
+func (*CheckpointConfig) Descriptor() ([]byte, []int) {
+	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *CheckpointConfig) GetIntervalMs() int64 {
+	if x != nil {
+		return x.IntervalMs
+	}
+	return 0
+}
+
+func (x *CheckpointConfig) GetTimeoutMs() int64 {
+	if x != nil {
+		return x.TimeoutMs
+	}
+	return 0
+}
+
+func (x *CheckpointConfig) GetMinPauseMs() int64 {
+	if x != nil {
+		return x.MinPauseMs
+	}
+	return 0
+}
+
+func (x *CheckpointConfig) GetMaxConcurrent() int32 {
+	if x != nil {
+		return x.MaxConcurrent
+	}
+	return 0
+}
+
+func (x *CheckpointConfig) GetTolerableFailed() int32 {
+	if x != nil {
+		return x.TolerableFailed
+	}
+	return 0
+}
+
+func (x *CheckpointConfig) GetAtLeastOnce() bool {
+	if x != nil {
+		return x.AtLeastOnce
+	}
+	return false
+}
+
+func (x *CheckpointConfig) GetNumRetained() int32 {
+	if x != nil {
+		return x.NumRetained
+	}
+	return 0
+}
+
+func (x *CheckpointConfig) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+type RestartStrategy struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// type is none, fixed-delay, exponential-delay or failure-rate.
+	Type                    string  `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
+	Attempts                int32   `protobuf:"varint,2,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	DelayMs                 int64   `protobuf:"varint,3,opt,name=delay_ms,json=delayMs,proto3" json:"delay_ms,omitempty"`
+	MaxDelayMs              int64   `protobuf:"varint,4,opt,name=max_delay_ms,json=maxDelayMs,proto3" json:"max_delay_ms,omitempty"`
+	BackoffMultiplier       float64 `protobuf:"fixed64,5,opt,name=backoff_multiplier,json=backoffMultiplier,proto3" json:"backoff_multiplier,omitempty"`
+	ResetBackoffThresholdMs int64   `protobuf:"varint,6,opt,name=reset_backoff_threshold_ms,json=resetBackoffThresholdMs,proto3" json:"reset_backoff_threshold_ms,omitempty"`
+	JitterFactor            float64 `protobuf:"fixed64,7,opt,name=jitter_factor,json=jitterFactor,proto3" json:"jitter_factor,omitempty"`
+	FailureRateIntervalMs   int64   `protobuf:"varint,8,opt,name=failure_rate_interval_ms,json=failureRateIntervalMs,proto3" json:"failure_rate_interval_ms,omitempty"`
+	MaxFailuresPerInterval  int32   `protobuf:"varint,9,opt,name=max_failures_per_interval,json=maxFailuresPerInterval,proto3" json:"max_failures_per_interval,omitempty"`
+	unknownFields           protoimpl.UnknownFields
+	sizeCache               protoimpl.SizeCache
+}
+
+func (x *RestartStrategy) Reset() {
+	*x = RestartStrategy{}
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestartStrategy) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestartStrategy) ProtoMessage() {}
+
+func (x *RestartStrategy) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestartStrategy.ProtoReflect.Descriptor instead.
+func (*RestartStrategy) Descriptor() ([]byte, []int) {
+	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RestartStrategy) GetType() string {
+	if x != nil {
+		return x.Type
+	}
+	return ""
+}
+
+func (x *RestartStrategy) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetDelayMs() int64 {
+	if x != nil {
+		return x.DelayMs
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetMaxDelayMs() int64 {
+	if x != nil {
+		return x.MaxDelayMs
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetBackoffMultiplier() float64 {
+	if x != nil {
+		return x.BackoffMultiplier
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetResetBackoffThresholdMs() int64 {
+	if x != nil {
+		return x.ResetBackoffThresholdMs
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetJitterFactor() float64 {
+	if x != nil {
+		return x.JitterFactor
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetFailureRateIntervalMs() int64 {
+	if x != nil {
+		return x.FailureRateIntervalMs
+	}
+	return 0
+}
+
+func (x *RestartStrategy) GetMaxFailuresPerInterval() int32 {
+	if x != nil {
+		return x.MaxFailuresPerInterval
+	}
+	return 0
+}
+
 // Vertex is a chain of operators run as one subtask per parallel instance.
 type Vertex struct {
 	state       protoimpl.MessageState `protogen:"open.v1"`
@@ -202,7 +433,7 @@ type Vertex struct {
 
 func (x *Vertex) Reset() {
 	*x = Vertex{}
-	mi := &file_braid_v1_jobgraph_proto_msgTypes[1]
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -214,7 +445,7 @@ func (x *Vertex) String() string {
 func (*Vertex) ProtoMessage() {}
 
 func (x *Vertex) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_jobgraph_proto_msgTypes[1]
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -227,7 +458,7 @@ func (x *Vertex) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Vertex.ProtoReflect.Descriptor instead.
 func (*Vertex) Descriptor() ([]byte, []int) {
-	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{1}
+	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *Vertex) GetId() int32 {
@@ -268,17 +499,20 @@ func (x *Vertex) GetNumInputs() int32 {
 // OperatorSpec names an operator kind and carries its configuration, encoded
 // by the planner and decoded by the operator's factory.
 type OperatorSpec struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Kind          string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
-	Name          string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
-	Config        []byte                 `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Kind   string                 `protobuf:"bytes,1,opt,name=kind,proto3" json:"kind,omitempty"`
+	Name   string                 `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
+	Config []byte                 `protobuf:"bytes,3,opt,name=config,proto3" json:"config,omitempty"`
+	// uid is the operator's stable id, derived from the plan's structure:
+	// a checkpoint's state is matched to operators by it.
+	Uid           string `protobuf:"bytes,4,opt,name=uid,proto3" json:"uid,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *OperatorSpec) Reset() {
 	*x = OperatorSpec{}
-	mi := &file_braid_v1_jobgraph_proto_msgTypes[2]
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -290,7 +524,7 @@ func (x *OperatorSpec) String() string {
 func (*OperatorSpec) ProtoMessage() {}
 
 func (x *OperatorSpec) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_jobgraph_proto_msgTypes[2]
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -303,7 +537,7 @@ func (x *OperatorSpec) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OperatorSpec.ProtoReflect.Descriptor instead.
 func (*OperatorSpec) Descriptor() ([]byte, []int) {
-	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{2}
+	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *OperatorSpec) GetKind() string {
@@ -327,6 +561,13 @@ func (x *OperatorSpec) GetConfig() []byte {
 	return nil
 }
 
+func (x *OperatorSpec) GetUid() string {
+	if x != nil {
+		return x.Uid
+	}
+	return ""
+}
+
 // Edge connects the output of one vertex to one input of another.
 type Edge struct {
 	state  protoimpl.MessageState `protogen:"open.v1"`
@@ -343,7 +584,7 @@ type Edge struct {
 
 func (x *Edge) Reset() {
 	*x = Edge{}
-	mi := &file_braid_v1_jobgraph_proto_msgTypes[3]
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -355,7 +596,7 @@ func (x *Edge) String() string {
 func (*Edge) ProtoMessage() {}
 
 func (x *Edge) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_jobgraph_proto_msgTypes[3]
+	mi := &file_braid_v1_jobgraph_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -368,7 +609,7 @@ func (x *Edge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Edge.ProtoReflect.Descriptor instead.
 func (*Edge) Descriptor() ([]byte, []int) {
-	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{3}
+	return file_braid_v1_jobgraph_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Edge) GetSource() int32 {
@@ -410,7 +651,7 @@ var File_braid_v1_jobgraph_proto protoreflect.FileDescriptor
 
 const file_braid_v1_jobgraph_proto_rawDesc = "" +
 	"\n" +
-	"\x17braid/v1/jobgraph.proto\x12\bbraid.v1\"\xd1\x02\n" +
+	"\x17braid/v1/jobgraph.proto\x12\bbraid.v1\"\xc2\x03\n" +
 	"\bJobGraph\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12'\n" +
@@ -419,21 +660,50 @@ const file_braid_v1_jobgraph_proto_rawDesc = "" +
 	"\x05edges\x18\x05 \x03(\v2\x0e.braid.v1.EdgeR\x05edges\x126\n" +
 	"\x06config\x18\x06 \x03(\v2\x1e.braid.v1.JobGraph.ConfigEntryR\x06config\x12\x18\n" +
 	"\abounded\x18\a \x01(\bR\abounded\x12\x10\n" +
-	"\x03sql\x18\b \x01(\tR\x03sql\x1a9\n" +
+	"\x03sql\x18\b \x01(\tR\x03sql\x12:\n" +
+	"\n" +
+	"checkpoint\x18\t \x01(\v2\x1a.braid.v1.CheckpointConfigR\n" +
+	"checkpoint\x123\n" +
+	"\arestart\x18\n" +
+	" \x01(\v2\x19.braid.v1.RestartStrategyR\arestart\x1a9\n" +
 	"\vConfigEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9b\x01\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x9f\x02\n" +
+	"\x10CheckpointConfig\x12\x1f\n" +
+	"\vinterval_ms\x18\x01 \x01(\x03R\n" +
+	"intervalMs\x12\x1d\n" +
+	"\n" +
+	"timeout_ms\x18\x02 \x01(\x03R\ttimeoutMs\x12 \n" +
+	"\fmin_pause_ms\x18\x03 \x01(\x03R\n" +
+	"minPauseMs\x12%\n" +
+	"\x0emax_concurrent\x18\x04 \x01(\x05R\rmaxConcurrent\x12)\n" +
+	"\x10tolerable_failed\x18\x05 \x01(\x05R\x0ftolerableFailed\x12\"\n" +
+	"\rat_least_once\x18\x06 \x01(\bR\vatLeastOnce\x12!\n" +
+	"\fnum_retained\x18\a \x01(\x05R\vnumRetained\x12\x10\n" +
+	"\x03dir\x18\b \x01(\tR\x03dir\"\x83\x03\n" +
+	"\x0fRestartStrategy\x12\x12\n" +
+	"\x04type\x18\x01 \x01(\tR\x04type\x12\x1a\n" +
+	"\battempts\x18\x02 \x01(\x05R\battempts\x12\x19\n" +
+	"\bdelay_ms\x18\x03 \x01(\x03R\adelayMs\x12 \n" +
+	"\fmax_delay_ms\x18\x04 \x01(\x03R\n" +
+	"maxDelayMs\x12-\n" +
+	"\x12backoff_multiplier\x18\x05 \x01(\x01R\x11backoffMultiplier\x12;\n" +
+	"\x1areset_backoff_threshold_ms\x18\x06 \x01(\x03R\x17resetBackoffThresholdMs\x12#\n" +
+	"\rjitter_factor\x18\a \x01(\x01R\fjitterFactor\x127\n" +
+	"\x18failure_rate_interval_ms\x18\b \x01(\x03R\x15failureRateIntervalMs\x129\n" +
+	"\x19max_failures_per_interval\x18\t \x01(\x05R\x16maxFailuresPerInterval\"\x9b\x01\n" +
 	"\x06Vertex\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\x05R\x02id\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12 \n" +
 	"\vparallelism\x18\x03 \x01(\x05R\vparallelism\x12,\n" +
 	"\x05chain\x18\x04 \x03(\v2\x16.braid.v1.OperatorSpecR\x05chain\x12\x1d\n" +
 	"\n" +
-	"num_inputs\x18\x05 \x01(\x05R\tnumInputs\"N\n" +
+	"num_inputs\x18\x05 \x01(\x05R\tnumInputs\"`\n" +
 	"\fOperatorSpec\x12\x12\n" +
 	"\x04kind\x18\x01 \x01(\tR\x04kind\x12\x12\n" +
 	"\x04name\x18\x02 \x01(\tR\x04name\x12\x16\n" +
-	"\x06config\x18\x03 \x01(\fR\x06config\"\xb6\x01\n" +
+	"\x06config\x18\x03 \x01(\fR\x06config\x12\x10\n" +
+	"\x03uid\x18\x04 \x01(\tR\x03uid\"\xb6\x01\n" +
 	"\x04Edge\x12\x16\n" +
 	"\x06source\x18\x01 \x01(\x05R\x06source\x12\x16\n" +
 	"\x06target\x18\x02 \x01(\x05R\x06target\x12!\n" +
@@ -462,26 +732,30 @@ func file_braid_v1_jobgraph_proto_rawDescGZIP() []byte {
 }
 
 var file_braid_v1_jobgraph_proto_enumTypes = make([]protoimpl.EnumInfo, 1)
-var file_braid_v1_jobgraph_proto_msgTypes = make([]protoimpl.MessageInfo, 5)
+var file_braid_v1_jobgraph_proto_msgTypes = make([]protoimpl.MessageInfo, 7)
 var file_braid_v1_jobgraph_proto_goTypes = []any{
-	(Partitioning)(0),    // 0: braid.v1.Partitioning
-	(*JobGraph)(nil),     // 1: braid.v1.JobGraph
-	(*Vertex)(nil),       // 2: braid.v1.Vertex
-	(*OperatorSpec)(nil), // 3: braid.v1.OperatorSpec
-	(*Edge)(nil),         // 4: braid.v1.Edge
-	nil,                  // 5: braid.v1.JobGraph.ConfigEntry
+	(Partitioning)(0),        // 0: braid.v1.Partitioning
+	(*JobGraph)(nil),         // 1: braid.v1.JobGraph
+	(*CheckpointConfig)(nil), // 2: braid.v1.CheckpointConfig
+	(*RestartStrategy)(nil),  // 3: braid.v1.RestartStrategy
+	(*Vertex)(nil),           // 4: braid.v1.Vertex
+	(*OperatorSpec)(nil),     // 5: braid.v1.OperatorSpec
+	(*Edge)(nil),             // 6: braid.v1.Edge
+	nil,                      // 7: braid.v1.JobGraph.ConfigEntry
 }
 var file_braid_v1_jobgraph_proto_depIdxs = []int32{
-	2, // 0: braid.v1.JobGraph.vertices:type_name -> braid.v1.Vertex
-	4, // 1: braid.v1.JobGraph.edges:type_name -> braid.v1.Edge
-	5, // 2: braid.v1.JobGraph.config:type_name -> braid.v1.JobGraph.ConfigEntry
-	3, // 3: braid.v1.Vertex.chain:type_name -> braid.v1.OperatorSpec
-	0, // 4: braid.v1.Edge.partitioning:type_name -> braid.v1.Partitioning
-	5, // [5:5] is the sub-list for method output_type
-	5, // [5:5] is the sub-list for method input_type
-	5, // [5:5] is the sub-list for extension type_name
-	5, // [5:5] is the sub-list for extension extendee
-	0, // [0:5] is the sub-list for field type_name
+	4, // 0: braid.v1.JobGraph.vertices:type_name -> braid.v1.Vertex
+	6, // 1: braid.v1.JobGraph.edges:type_name -> braid.v1.Edge
+	7, // 2: braid.v1.JobGraph.config:type_name -> braid.v1.JobGraph.ConfigEntry
+	2, // 3: braid.v1.JobGraph.checkpoint:type_name -> braid.v1.CheckpointConfig
+	3, // 4: braid.v1.JobGraph.restart:type_name -> braid.v1.RestartStrategy
+	5, // 5: braid.v1.Vertex.chain:type_name -> braid.v1.OperatorSpec
+	0, // 6: braid.v1.Edge.partitioning:type_name -> braid.v1.Partitioning
+	7, // [7:7] is the sub-list for method output_type
+	7, // [7:7] is the sub-list for method input_type
+	7, // [7:7] is the sub-list for extension type_name
+	7, // [7:7] is the sub-list for extension extendee
+	0, // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_braid_v1_jobgraph_proto_init() }
@@ -495,7 +769,7 @@ func file_braid_v1_jobgraph_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_braid_v1_jobgraph_proto_rawDesc), len(file_braid_v1_jobgraph_proto_rawDesc)),
 			NumEnums:      1,
-			NumMessages:   5,
+			NumMessages:   7,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

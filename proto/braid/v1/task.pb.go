@@ -152,6 +152,16 @@ type DeployTasksRequest struct {
 	Deploy []*SubtaskRef `protobuf:"bytes,3,rep,name=deploy,proto3" json:"deploy,omitempty"`
 	// job_manager_address is where results and status reports go.
 	JobManagerAddress string `protobuf:"bytes,4,opt,name=job_manager_address,json=jobManagerAddress,proto3" json:"job_manager_address,omitempty"`
+	// attempt numbers the job's deployments: 0 first, one more after each
+	// restart. Reports and acknowledgements carry it, so a late message of an
+	// earlier attempt is ignored.
+	Attempt int32 `protobuf:"varint,5,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// restore, when set, names the completed checkpoint the subtasks resume
+	// from; they read their state from its manifest.
+	Restore *RestoreSpec `protobuf:"bytes,6,opt,name=restore,proto3" json:"restore,omitempty"`
+	// checkpoint_storage is the URI under which subtasks write their
+	// snapshots (file:///dir or s3://bucket/prefix?endpoint=...).
+	CheckpointStorage string `protobuf:"bytes,7,opt,name=checkpoint_storage,json=checkpointStorage,proto3" json:"checkpoint_storage,omitempty"`
 	unknownFields     protoimpl.UnknownFields
 	sizeCache         protoimpl.SizeCache
 }
@@ -214,6 +224,306 @@ func (x *DeployTasksRequest) GetJobManagerAddress() string {
 	return ""
 }
 
+func (x *DeployTasksRequest) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *DeployTasksRequest) GetRestore() *RestoreSpec {
+	if x != nil {
+		return x.Restore
+	}
+	return nil
+}
+
+func (x *DeployTasksRequest) GetCheckpointStorage() string {
+	if x != nil {
+		return x.CheckpointStorage
+	}
+	return ""
+}
+
+type RestoreSpec struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	CheckpointId int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	// manifest is the URI of the checkpoint's _metadata file.
+	Manifest      string `protobuf:"bytes,2,opt,name=manifest,proto3" json:"manifest,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RestoreSpec) Reset() {
+	*x = RestoreSpec{}
+	mi := &file_braid_v1_task_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RestoreSpec) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RestoreSpec) ProtoMessage() {}
+
+func (x *RestoreSpec) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_task_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RestoreSpec.ProtoReflect.Descriptor instead.
+func (*RestoreSpec) Descriptor() ([]byte, []int) {
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *RestoreSpec) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *RestoreSpec) GetManifest() string {
+	if x != nil {
+		return x.Manifest
+	}
+	return ""
+}
+
+type TriggerCheckpointRequest struct {
+	state           protoimpl.MessageState `protogen:"open.v1"`
+	JobId           string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt         int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId    int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	TimestampUnixMs int64                  `protobuf:"varint,4,opt,name=timestamp_unix_ms,json=timestampUnixMs,proto3" json:"timestamp_unix_ms,omitempty"`
+	// subtasks are the source subtasks to trigger.
+	Subtasks      []*SubtaskRef `protobuf:"bytes,5,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	Savepoint     bool          `protobuf:"varint,6,opt,name=savepoint,proto3" json:"savepoint,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpointRequest) Reset() {
+	*x = TriggerCheckpointRequest{}
+	mi := &file_braid_v1_task_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpointRequest) ProtoMessage() {}
+
+func (x *TriggerCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_task_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *TriggerCheckpointRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *TriggerCheckpointRequest) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *TriggerCheckpointRequest) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *TriggerCheckpointRequest) GetTimestampUnixMs() int64 {
+	if x != nil {
+		return x.TimestampUnixMs
+	}
+	return 0
+}
+
+func (x *TriggerCheckpointRequest) GetSubtasks() []*SubtaskRef {
+	if x != nil {
+		return x.Subtasks
+	}
+	return nil
+}
+
+func (x *TriggerCheckpointRequest) GetSavepoint() bool {
+	if x != nil {
+		return x.Savepoint
+	}
+	return false
+}
+
+type TriggerCheckpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerCheckpointResponse) Reset() {
+	*x = TriggerCheckpointResponse{}
+	mi := &file_braid_v1_task_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerCheckpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerCheckpointResponse) ProtoMessage() {}
+
+func (x *TriggerCheckpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_task_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerCheckpointResponse.ProtoReflect.Descriptor instead.
+func (*TriggerCheckpointResponse) Descriptor() ([]byte, []int) {
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{5}
+}
+
+type NotifyCheckpointRequest struct {
+	state        protoimpl.MessageState `protogen:"open.v1"`
+	JobId        string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Attempt      int32                  `protobuf:"varint,2,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	CheckpointId int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	// completed is true for a completed checkpoint, false for an aborted one.
+	Completed     bool `protobuf:"varint,4,opt,name=completed,proto3" json:"completed,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyCheckpointRequest) Reset() {
+	*x = NotifyCheckpointRequest{}
+	mi := &file_braid_v1_task_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyCheckpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyCheckpointRequest) ProtoMessage() {}
+
+func (x *NotifyCheckpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_task_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyCheckpointRequest.ProtoReflect.Descriptor instead.
+func (*NotifyCheckpointRequest) Descriptor() ([]byte, []int) {
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *NotifyCheckpointRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *NotifyCheckpointRequest) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *NotifyCheckpointRequest) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *NotifyCheckpointRequest) GetCompleted() bool {
+	if x != nil {
+		return x.Completed
+	}
+	return false
+}
+
+type NotifyCheckpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *NotifyCheckpointResponse) Reset() {
+	*x = NotifyCheckpointResponse{}
+	mi := &file_braid_v1_task_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *NotifyCheckpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*NotifyCheckpointResponse) ProtoMessage() {}
+
+func (x *NotifyCheckpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_task_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use NotifyCheckpointResponse.ProtoReflect.Descriptor instead.
+func (*NotifyCheckpointResponse) Descriptor() ([]byte, []int) {
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{7}
+}
+
 type DeployTasksResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -222,7 +532,7 @@ type DeployTasksResponse struct {
 
 func (x *DeployTasksResponse) Reset() {
 	*x = DeployTasksResponse{}
-	mi := &file_braid_v1_task_proto_msgTypes[3]
+	mi := &file_braid_v1_task_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -234,7 +544,7 @@ func (x *DeployTasksResponse) String() string {
 func (*DeployTasksResponse) ProtoMessage() {}
 
 func (x *DeployTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_task_proto_msgTypes[3]
+	mi := &file_braid_v1_task_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -247,7 +557,7 @@ func (x *DeployTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeployTasksResponse.ProtoReflect.Descriptor instead.
 func (*DeployTasksResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_task_proto_rawDescGZIP(), []int{3}
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{8}
 }
 
 type CancelTasksRequest struct {
@@ -259,7 +569,7 @@ type CancelTasksRequest struct {
 
 func (x *CancelTasksRequest) Reset() {
 	*x = CancelTasksRequest{}
-	mi := &file_braid_v1_task_proto_msgTypes[4]
+	mi := &file_braid_v1_task_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -271,7 +581,7 @@ func (x *CancelTasksRequest) String() string {
 func (*CancelTasksRequest) ProtoMessage() {}
 
 func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_task_proto_msgTypes[4]
+	mi := &file_braid_v1_task_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -284,7 +594,7 @@ func (x *CancelTasksRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksRequest.ProtoReflect.Descriptor instead.
 func (*CancelTasksRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_task_proto_rawDescGZIP(), []int{4}
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CancelTasksRequest) GetJobId() string {
@@ -302,7 +612,7 @@ type CancelTasksResponse struct {
 
 func (x *CancelTasksResponse) Reset() {
 	*x = CancelTasksResponse{}
-	mi := &file_braid_v1_task_proto_msgTypes[5]
+	mi := &file_braid_v1_task_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -314,7 +624,7 @@ func (x *CancelTasksResponse) String() string {
 func (*CancelTasksResponse) ProtoMessage() {}
 
 func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_task_proto_msgTypes[5]
+	mi := &file_braid_v1_task_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -327,7 +637,7 @@ func (x *CancelTasksResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelTasksResponse.ProtoReflect.Descriptor instead.
 func (*CancelTasksResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_task_proto_rawDescGZIP(), []int{5}
+	return file_braid_v1_task_proto_rawDescGZIP(), []int{10}
 }
 
 var File_braid_v1_task_proto protoreflect.FileDescriptor
@@ -343,21 +653,43 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x03 \x01(\tR\rtaskManagerId\x12\x18\n" +
-	"\aaddress\x18\x04 \x01(\tR\aaddress\"\xd1\x01\n" +
+	"\aaddress\x18\x04 \x01(\tR\aaddress\"\xcb\x02\n" +
 	"\x12DeployTasksRequest\x12(\n" +
 	"\x05graph\x18\x01 \x01(\v2\x12.braid.v1.JobGraphR\x05graph\x123\n" +
 	"\n" +
 	"placements\x18\x02 \x03(\v2\x13.braid.v1.PlacementR\n" +
 	"placements\x12,\n" +
 	"\x06deploy\x18\x03 \x03(\v2\x14.braid.v1.SubtaskRefR\x06deploy\x12.\n" +
-	"\x13job_manager_address\x18\x04 \x01(\tR\x11jobManagerAddress\"\x15\n" +
+	"\x13job_manager_address\x18\x04 \x01(\tR\x11jobManagerAddress\x12\x18\n" +
+	"\aattempt\x18\x05 \x01(\x05R\aattempt\x12/\n" +
+	"\arestore\x18\x06 \x01(\v2\x15.braid.v1.RestoreSpecR\arestore\x12-\n" +
+	"\x12checkpoint_storage\x18\a \x01(\tR\x11checkpointStorage\"N\n" +
+	"\vRestoreSpec\x12#\n" +
+	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x1a\n" +
+	"\bmanifest\x18\x02 \x01(\tR\bmanifest\"\xec\x01\n" +
+	"\x18TriggerCheckpointRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12*\n" +
+	"\x11timestamp_unix_ms\x18\x04 \x01(\x03R\x0ftimestampUnixMs\x120\n" +
+	"\bsubtasks\x18\x05 \x03(\v2\x14.braid.v1.SubtaskRefR\bsubtasks\x12\x1c\n" +
+	"\tsavepoint\x18\x06 \x01(\bR\tsavepoint\"\x1b\n" +
+	"\x19TriggerCheckpointResponse\"\x8d\x01\n" +
+	"\x17NotifyCheckpointRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
+	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
+	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12\x1c\n" +
+	"\tcompleted\x18\x04 \x01(\bR\tcompleted\"\x1a\n" +
+	"\x18NotifyCheckpointResponse\"\x15\n" +
 	"\x13DeployTasksResponse\"+\n" +
 	"\x12CancelTasksRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\x15\n" +
-	"\x13CancelTasksResponse2\xa3\x01\n" +
+	"\x13CancelTasksResponse2\xdc\x02\n" +
 	"\vTaskService\x12J\n" +
 	"\vDeployTasks\x12\x1c.braid.v1.DeployTasksRequest\x1a\x1d.braid.v1.DeployTasksResponse\x12H\n" +
-	"\tCancelJob\x12\x1c.braid.v1.CancelTasksRequest\x1a\x1d.braid.v1.CancelTasksResponseB3Z1github.com/braidflow/braid/proto/braid/v1;braidv1b\x06proto3"
+	"\tCancelJob\x12\x1c.braid.v1.CancelTasksRequest\x1a\x1d.braid.v1.CancelTasksResponse\x12\\\n" +
+	"\x11TriggerCheckpoint\x12\".braid.v1.TriggerCheckpointRequest\x1a#.braid.v1.TriggerCheckpointResponse\x12Y\n" +
+	"\x10NotifyCheckpoint\x12!.braid.v1.NotifyCheckpointRequest\x1a\".braid.v1.NotifyCheckpointResponseB3Z1github.com/braidflow/braid/proto/braid/v1;braidv1b\x06proto3"
 
 var (
 	file_braid_v1_task_proto_rawDescOnce sync.Once
@@ -371,29 +703,40 @@ func file_braid_v1_task_proto_rawDescGZIP() []byte {
 	return file_braid_v1_task_proto_rawDescData
 }
 
-var file_braid_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 6)
+var file_braid_v1_task_proto_msgTypes = make([]protoimpl.MessageInfo, 11)
 var file_braid_v1_task_proto_goTypes = []any{
-	(*SubtaskRef)(nil),          // 0: braid.v1.SubtaskRef
-	(*Placement)(nil),           // 1: braid.v1.Placement
-	(*DeployTasksRequest)(nil),  // 2: braid.v1.DeployTasksRequest
-	(*DeployTasksResponse)(nil), // 3: braid.v1.DeployTasksResponse
-	(*CancelTasksRequest)(nil),  // 4: braid.v1.CancelTasksRequest
-	(*CancelTasksResponse)(nil), // 5: braid.v1.CancelTasksResponse
-	(*JobGraph)(nil),            // 6: braid.v1.JobGraph
+	(*SubtaskRef)(nil),                // 0: braid.v1.SubtaskRef
+	(*Placement)(nil),                 // 1: braid.v1.Placement
+	(*DeployTasksRequest)(nil),        // 2: braid.v1.DeployTasksRequest
+	(*RestoreSpec)(nil),               // 3: braid.v1.RestoreSpec
+	(*TriggerCheckpointRequest)(nil),  // 4: braid.v1.TriggerCheckpointRequest
+	(*TriggerCheckpointResponse)(nil), // 5: braid.v1.TriggerCheckpointResponse
+	(*NotifyCheckpointRequest)(nil),   // 6: braid.v1.NotifyCheckpointRequest
+	(*NotifyCheckpointResponse)(nil),  // 7: braid.v1.NotifyCheckpointResponse
+	(*DeployTasksResponse)(nil),       // 8: braid.v1.DeployTasksResponse
+	(*CancelTasksRequest)(nil),        // 9: braid.v1.CancelTasksRequest
+	(*CancelTasksResponse)(nil),       // 10: braid.v1.CancelTasksResponse
+	(*JobGraph)(nil),                  // 11: braid.v1.JobGraph
 }
 var file_braid_v1_task_proto_depIdxs = []int32{
-	6, // 0: braid.v1.DeployTasksRequest.graph:type_name -> braid.v1.JobGraph
-	1, // 1: braid.v1.DeployTasksRequest.placements:type_name -> braid.v1.Placement
-	0, // 2: braid.v1.DeployTasksRequest.deploy:type_name -> braid.v1.SubtaskRef
-	2, // 3: braid.v1.TaskService.DeployTasks:input_type -> braid.v1.DeployTasksRequest
-	4, // 4: braid.v1.TaskService.CancelJob:input_type -> braid.v1.CancelTasksRequest
-	3, // 5: braid.v1.TaskService.DeployTasks:output_type -> braid.v1.DeployTasksResponse
-	5, // 6: braid.v1.TaskService.CancelJob:output_type -> braid.v1.CancelTasksResponse
-	5, // [5:7] is the sub-list for method output_type
-	3, // [3:5] is the sub-list for method input_type
-	3, // [3:3] is the sub-list for extension type_name
-	3, // [3:3] is the sub-list for extension extendee
-	0, // [0:3] is the sub-list for field type_name
+	11, // 0: braid.v1.DeployTasksRequest.graph:type_name -> braid.v1.JobGraph
+	1,  // 1: braid.v1.DeployTasksRequest.placements:type_name -> braid.v1.Placement
+	0,  // 2: braid.v1.DeployTasksRequest.deploy:type_name -> braid.v1.SubtaskRef
+	3,  // 3: braid.v1.DeployTasksRequest.restore:type_name -> braid.v1.RestoreSpec
+	0,  // 4: braid.v1.TriggerCheckpointRequest.subtasks:type_name -> braid.v1.SubtaskRef
+	2,  // 5: braid.v1.TaskService.DeployTasks:input_type -> braid.v1.DeployTasksRequest
+	9,  // 6: braid.v1.TaskService.CancelJob:input_type -> braid.v1.CancelTasksRequest
+	4,  // 7: braid.v1.TaskService.TriggerCheckpoint:input_type -> braid.v1.TriggerCheckpointRequest
+	6,  // 8: braid.v1.TaskService.NotifyCheckpoint:input_type -> braid.v1.NotifyCheckpointRequest
+	8,  // 9: braid.v1.TaskService.DeployTasks:output_type -> braid.v1.DeployTasksResponse
+	10, // 10: braid.v1.TaskService.CancelJob:output_type -> braid.v1.CancelTasksResponse
+	5,  // 11: braid.v1.TaskService.TriggerCheckpoint:output_type -> braid.v1.TriggerCheckpointResponse
+	7,  // 12: braid.v1.TaskService.NotifyCheckpoint:output_type -> braid.v1.NotifyCheckpointResponse
+	9,  // [9:13] is the sub-list for method output_type
+	5,  // [5:9] is the sub-list for method input_type
+	5,  // [5:5] is the sub-list for extension type_name
+	5,  // [5:5] is the sub-list for extension extendee
+	0,  // [0:5] is the sub-list for field type_name
 }
 
 func init() { file_braid_v1_task_proto_init() }
@@ -408,7 +751,7 @@ func file_braid_v1_task_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_braid_v1_task_proto_rawDesc), len(file_braid_v1_task_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   6,
+			NumMessages:   11,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,8 +19,10 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	TaskService_DeployTasks_FullMethodName = "/braid.v1.TaskService/DeployTasks"
-	TaskService_CancelJob_FullMethodName   = "/braid.v1.TaskService/CancelJob"
+	TaskService_DeployTasks_FullMethodName       = "/braid.v1.TaskService/DeployTasks"
+	TaskService_CancelJob_FullMethodName         = "/braid.v1.TaskService/CancelJob"
+	TaskService_TriggerCheckpoint_FullMethodName = "/braid.v1.TaskService/TriggerCheckpoint"
+	TaskService_NotifyCheckpoint_FullMethodName  = "/braid.v1.TaskService/NotifyCheckpoint"
 )
 
 // TaskServiceClient is the client API for TaskService service.
@@ -33,6 +35,14 @@ type TaskServiceClient interface {
 	// once their inputs are registered, so upstream subtasks may connect.
 	DeployTasks(ctx context.Context, in *DeployTasksRequest, opts ...grpc.CallOption) (*DeployTasksResponse, error)
 	CancelJob(ctx context.Context, in *CancelTasksRequest, opts ...grpc.CallOption) (*CancelTasksResponse, error)
+	// TriggerCheckpoint asks the listed source subtasks of a job to record
+	// their positions and emit the barrier of a checkpoint. It returns once
+	// the request is queued, not when the checkpoint is taken.
+	TriggerCheckpoint(ctx context.Context, in *TriggerCheckpointRequest, opts ...grpc.CallOption) (*TriggerCheckpointResponse, error)
+	// NotifyCheckpoint tells every subtask of a job on this task manager that
+	// a checkpoint completed (its pointer is committed in etcd) or was
+	// aborted. Transactional sinks commit on completion.
+	NotifyCheckpoint(ctx context.Context, in *NotifyCheckpointRequest, opts ...grpc.CallOption) (*NotifyCheckpointResponse, error)
 }
 
 type taskServiceClient struct {
@@ -63,6 +73,26 @@ func (c *taskServiceClient) CancelJob(ctx context.Context, in *CancelTasksReques
 	return out, nil
 }
 
+func (c *taskServiceClient) TriggerCheckpoint(ctx context.Context, in *TriggerCheckpointRequest, opts ...grpc.CallOption) (*TriggerCheckpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TriggerCheckpointResponse)
+	err := c.cc.Invoke(ctx, TaskService_TriggerCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *taskServiceClient) NotifyCheckpoint(ctx context.Context, in *NotifyCheckpointRequest, opts ...grpc.CallOption) (*NotifyCheckpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(NotifyCheckpointResponse)
+	err := c.cc.Invoke(ctx, TaskService_NotifyCheckpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // TaskServiceServer is the server API for TaskService service.
 // All implementations must embed UnimplementedTaskServiceServer
 // for forward compatibility.
@@ -73,6 +103,14 @@ type TaskServiceServer interface {
 	// once their inputs are registered, so upstream subtasks may connect.
 	DeployTasks(context.Context, *DeployTasksRequest) (*DeployTasksResponse, error)
 	CancelJob(context.Context, *CancelTasksRequest) (*CancelTasksResponse, error)
+	// TriggerCheckpoint asks the listed source subtasks of a job to record
+	// their positions and emit the barrier of a checkpoint. It returns once
+	// the request is queued, not when the checkpoint is taken.
+	TriggerCheckpoint(context.Context, *TriggerCheckpointRequest) (*TriggerCheckpointResponse, error)
+	// NotifyCheckpoint tells every subtask of a job on this task manager that
+	// a checkpoint completed (its pointer is committed in etcd) or was
+	// aborted. Transactional sinks commit on completion.
+	NotifyCheckpoint(context.Context, *NotifyCheckpointRequest) (*NotifyCheckpointResponse, error)
 	mustEmbedUnimplementedTaskServiceServer()
 }
 
@@ -88,6 +126,12 @@ func (UnimplementedTaskServiceServer) DeployTasks(context.Context, *DeployTasksR
 }
 func (UnimplementedTaskServiceServer) CancelJob(context.Context, *CancelTasksRequest) (*CancelTasksResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CancelJob not implemented")
+}
+func (UnimplementedTaskServiceServer) TriggerCheckpoint(context.Context, *TriggerCheckpointRequest) (*TriggerCheckpointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TriggerCheckpoint not implemented")
+}
+func (UnimplementedTaskServiceServer) NotifyCheckpoint(context.Context, *NotifyCheckpointRequest) (*NotifyCheckpointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method NotifyCheckpoint not implemented")
 }
 func (UnimplementedTaskServiceServer) mustEmbedUnimplementedTaskServiceServer() {}
 func (UnimplementedTaskServiceServer) testEmbeddedByValue()                     {}
@@ -146,6 +190,42 @@ func _TaskService_CancelJob_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _TaskService_TriggerCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TriggerCheckpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).TriggerCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_TriggerCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).TriggerCheckpoint(ctx, req.(*TriggerCheckpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _TaskService_NotifyCheckpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(NotifyCheckpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(TaskServiceServer).NotifyCheckpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: TaskService_NotifyCheckpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(TaskServiceServer).NotifyCheckpoint(ctx, req.(*NotifyCheckpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // TaskService_ServiceDesc is the grpc.ServiceDesc for TaskService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -160,6 +240,14 @@ var TaskService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelJob",
 			Handler:    _TaskService_CancelJob_Handler,
+		},
+		{
+			MethodName: "TriggerCheckpoint",
+			Handler:    _TaskService_TriggerCheckpoint_Handler,
+		},
+		{
+			MethodName: "NotifyCheckpoint",
+			Handler:    _TaskService_NotifyCheckpoint_Handler,
 		},
 	},
 	Streams:  []grpc.StreamDesc{},
