@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -58,13 +59,20 @@ func openJoin(parent string, cacheBytes int64) (op operators.Operator, dir strin
 	spec := jobgraph.JoinSpec{LeftSchema: rowSchema("l_"), RightSchema: rowSchema("r_"), LeftKeys: []int{0}, RightKeys: []int{0}}
 	op, err = operators.NewOperator(jobgraph.KindJoinInner, jobgraph.EncodeSpec(spec))
 	if err == nil {
-		err = op.Open(&operators.Context{
-			JobID: "bench", Parallelism: 1, MaxParallelism: types.DefaultMaxParallelism,
-			KeyGroups: types.KeyGroupRange{Start: 0, End: types.DefaultMaxParallelism - 1},
-			StateDir:  filepath.Join(dir, "state"), StateCacheBytes: cacheBytes, Logger: zap.NewNop(),
-		})
-		if err != nil {
-			op.Close()
+		kgs := types.KeyGroupRange{Start: 0, End: types.DefaultMaxParallelism - 1}
+		var be *state.Backend
+		be, err = state.Open(filepath.Join(dir, "state"), state.Options{CacheBytes: cacheBytes, KeyGroups: kgs})
+		if err == nil {
+			err = op.Open(&operators.Context{
+				JobID: "bench", Parallelism: 1, MaxParallelism: types.DefaultMaxParallelism,
+				KeyGroups: kgs, State: be, OperatorUID: "join", Logger: zap.NewNop(),
+			})
+			if err != nil {
+				op.Close()
+				be.Close()
+			} else {
+				op = &closingOperator{Operator: op, be: be}
+			}
 		}
 	}
 	if err != nil {
@@ -73,6 +81,21 @@ func openJoin(parent string, cacheBytes int64) (op operators.Operator, dir strin
 	}
 	return op, dir, nil
 }
+
+// closingOperator flushes and closes the state backend after the
+// operator, so the Pebble figures read afterwards count all the state.
+type closingOperator struct {
+	operators.Operator
+	be *state.Backend
+}
+
+func (c *closingOperator) Close() error {
+	err := c.Operator.Close()
+	return errors.Join(err, c.be.Flush(), c.be.Close())
+}
+
+// StateStats passes the join's state counters through.
+func (c *closingOperator) StateStats() state.Stats { return c.be.Stats() }
 
 // rowCounter is a Collector that counts rows.
 type rowCounter struct{ rows int64 }

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
@@ -48,7 +47,7 @@ type GroupAgg struct {
 	spec   jobgraph.GroupAggSpec
 	aggs   []*aggFunc
 	nKeys  int
-	be     *state.Backend
+	be     state.Namespace
 	accs   *state.ValueState
 	maxPar int
 	ttlMs  int64
@@ -67,12 +66,9 @@ type GroupAgg struct {
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
-
-	// stateFS, when set, replaces the OS filesystem under the state (tests).
-	stateFS vfs.FS
 }
 
-var _ Operator = (*GroupAgg)(nil)
+var _ StatefulOperator = (*GroupAgg)(nil)
 
 // NewGroupAgg checks spec and returns an unopened operator.
 func NewGroupAgg(spec jobgraph.GroupAggSpec) (*GroupAgg, error) {
@@ -103,7 +99,7 @@ func NewGroupAgg(spec jobgraph.GroupAggSpec) (*GroupAgg, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (g *GroupAgg) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, g.stateFS)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -339,11 +335,13 @@ func (g *GroupAgg) Close() error {
 		g.rb.Release()
 		g.rb = nil
 	}
-	be := g.be
-	g.be = nil
-	return closeKeyedState(be)
+	g.be = state.Namespace{}
+	return nil
 }
 
 // StateStats reports the state's cache and spill counters; valid between
 // Open and Close.
-func (g *GroupAgg) StateStats() state.Stats { return g.be.Stats() }
+func (g *GroupAgg) StateStats() state.Stats { return g.be.Backend().Stats() }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*GroupAgg) UsesKeyedState() bool { return true }

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobgraph"
@@ -303,10 +302,8 @@ func runAgg(t *testing.T, spec jobgraph.GroupAggSpec, evs []aggEvent, batchSize,
 			t.Fatal(err)
 		}
 		g := op.(*GroupAgg)
-		g.stateFS = vfs.NewMem()
-		if err := g.Open(&Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
-			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), StateDir: "/state",
-			StateCacheBytes: cacheBytes, Logger: zap.NewNop()}); err != nil {
+		if err := g.Open(withKeyedState(t, &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
+			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), Logger: zap.NewNop()}, cacheBytes, "")); err != nil {
 			t.Fatal(err)
 		}
 		ops[p] = g
@@ -412,8 +409,7 @@ func TestGroupAggInsertOnly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	op.stateFS = vfs.NewMem()
-	if err := op.Open(&Context{StateDir: "/s", MaxParallelism: 128}); err != nil {
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128}, 0, "")); err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()
@@ -461,8 +457,7 @@ func openAgg(t *testing.T, spec jobgraph.GroupAggSpec, now func() time.Time) *Gr
 	if err != nil {
 		t.Fatal(err)
 	}
-	op.stateFS = vfs.NewMem()
-	if err := op.Open(&Context{StateDir: "/s", MaxParallelism: 128, StateCacheBytes: 1 << 20, Now: now}); err != nil {
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128, Now: now}, 1<<20, "")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { op.Close() })

@@ -50,9 +50,8 @@ func openBenchJoin(b *testing.B, dir string, fs vfs.FS, cacheBytes int64) *Inner
 	if err != nil {
 		b.Fatal(err)
 	}
-	j.stateFS = fs
-	ctx := &Context{MaxParallelism: 128, KeyGroups: types.KeyGroupRange{Start: 0, End: 127},
-		StateDir: dir, StateCacheBytes: cacheBytes, Logger: zap.NewNop()}
+	ctx := withKeyedState(b, &Context{MaxParallelism: 128, KeyGroups: types.KeyGroupRange{Start: 0, End: 127},
+		Logger: zap.NewNop()}, cacheBytes, benchDir(dir, fs))
 	if err := j.Open(ctx); err != nil {
 		b.Fatal(err)
 	}
@@ -105,7 +104,7 @@ func BenchmarkInnerJoin(b *testing.B) {
 		b.Fatalf("%d output rows, want %d", out.rows, b.N*4096)
 	}
 	b.ReportMetric(float64(b.N)*4096/b.Elapsed().Seconds(), "rows/s")
-	s := j.be.Stats()
+	s := j.be.Backend().Stats()
 	b.ReportMetric(float64(s.Misses)/float64(s.Hits+s.Misses), "missratio")
 }
 
@@ -163,7 +162,7 @@ func BenchmarkJoinSpill5M(b *testing.B) {
 			}
 		}
 		sample()
-		st := j.be.Stats()
+		st := j.be.Backend().Stats()
 		if err := j.Close(); err != nil {
 			b.Fatal(err)
 		}
@@ -175,4 +174,12 @@ func BenchmarkJoinSpill5M(b *testing.B) {
 		b.ReportMetric(float64(st.FlushedBytes)/(1<<20), "flushed-MB")
 	}
 	b.ReportMetric(float64(b.N)*2*float64(n)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// benchDir is the state directory withKeyedState wants: "" for memory.
+func benchDir(dir string, fs vfs.FS) string {
+	if fs != nil {
+		return ""
+	}
+	return dir
 }

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
@@ -37,14 +36,11 @@ type InnerJoin struct {
 	spec   jobgraph.JoinSpec
 	sides  [2]*joinSide
 	out    *joinOutput
-	be     *state.Backend
+	be     state.Namespace
 	maxPar int
-
-	// stateFS, when set, replaces the OS filesystem under the state (tests).
-	stateFS vfs.FS
 }
 
-var _ Operator = (*InnerJoin)(nil)
+var _ StatefulOperator = (*InnerJoin)(nil)
 
 // NewInnerJoin checks spec and returns an unopened join.
 func NewInnerJoin(spec jobgraph.JoinSpec) (*InnerJoin, error) {
@@ -88,7 +84,7 @@ func checkJoinSpec(spec *jobgraph.JoinSpec) error {
 
 // Open opens the join's state at ctx.StateDir and compiles the residual.
 func (j *InnerJoin) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, j.stateFS)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -169,9 +165,8 @@ func (j *InnerJoin) Close() error {
 		j.out.release()
 		j.out = nil
 	}
-	be := j.be
-	j.be = nil
-	return closeKeyedState(be)
+	j.be = state.Namespace{}
+	return nil
 }
 
 // joinSide is one input of a regular join: its layout, its key columns and
@@ -351,4 +346,7 @@ func (o *joinOutput) release() { o.rb.Release() }
 
 // StateStats reports the join state's cache and spill counters; valid
 // between Open and Close.
-func (j *InnerJoin) StateStats() state.Stats { return j.be.Stats() }
+func (j *InnerJoin) StateStats() state.Stats { return j.be.Backend().Stats() }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*InnerJoin) UsesKeyedState() bool { return true }

@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/expr"
@@ -196,10 +195,8 @@ func runJoin(t *testing.T, spec jobgraph.JoinSpec, evs []joinEvent, batchSize, p
 			t.Fatal(err)
 		}
 		j := op.(*InnerJoin)
-		j.stateFS = vfs.NewMem()
-		ctx := &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
-			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), StateDir: "/state",
-			StateCacheBytes: cacheBytes, Logger: zap.NewNop()}
+		ctx := withKeyedState(t, &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
+			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), Logger: zap.NewNop()}, cacheBytes, "")
 		if err := j.Open(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -381,8 +378,8 @@ func TestJoinStateTTL(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock := time.UnixMilli(1_000_000)
-		if err := op.Open(&Context{StateDir: t.TempDir(), StateCacheBytes: 1 << 20, MaxParallelism: 128,
-			Now: func() time.Time { return clock }}); err != nil {
+		if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128,
+			Now: func() time.Time { return clock }}, 1<<20, t.TempDir())); err != nil {
 			t.Fatal(err)
 		}
 		k := int64(1)

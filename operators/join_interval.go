@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
@@ -65,15 +64,12 @@ type IntervalJoin struct {
 	sel      []int32
 	rowBuf   []byte
 
-	be     *state.Backend
+	be     state.Namespace
 	maxPar int
-
-	// stateFS, when set, replaces the OS filesystem under the state (tests).
-	stateFS vfs.FS
 }
 
 var (
-	_ Operator         = (*IntervalJoin)(nil)
+	_ StatefulOperator = (*IntervalJoin)(nil)
 	_ WatermarkHandler = (*IntervalJoin)(nil)
 )
 
@@ -123,7 +119,7 @@ func NewIntervalJoin(spec jobgraph.IntervalJoinSpec) (*IntervalJoin, error) {
 
 // Open opens the join's state at ctx.StateDir and compiles the residual.
 func (j *IntervalJoin) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, j.stateFS)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -432,10 +428,9 @@ func (j *IntervalJoin) Close() error {
 		}
 	}
 	j.cand, j.out = nil, nil
-	if j.be == nil {
-		return nil
-	}
-	be := j.be
-	j.be = nil
-	return be.Close()
+	j.be = state.Namespace{}
+	return nil
 }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*IntervalJoin) UsesKeyedState() bool { return true }

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/expr"
@@ -126,10 +125,8 @@ func openIntervalJoin(t *testing.T, spec jobgraph.IntervalJoinSpec, subtask, par
 		t.Fatal(err)
 	}
 	j := op.(*IntervalJoin)
-	j.stateFS = vfs.NewMem()
-	ctx := &Context{Subtask: subtask, Parallelism: par, MaxParallelism: 128,
-		KeyGroups: types.KeyGroupRangeFor(subtask, par, 128), StateDir: "/state", StateCacheBytes: 1 << 16,
-		Logger: zap.NewNop()}
+	ctx := withKeyedState(t, &Context{Subtask: subtask, Parallelism: par, MaxParallelism: 128,
+		KeyGroups: types.KeyGroupRangeFor(subtask, par, 128), Logger: zap.NewNop()}, 1<<16, "")
 	if err := j.Open(ctx); err != nil {
 		t.Fatal(err)
 	}

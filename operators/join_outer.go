@@ -41,11 +41,11 @@ type OuterJoin struct {
 	outer  [2]bool
 	sides  [2]*joinSide
 	out    *joinOutput
-	be     *state.Backend
+	be     state.Namespace
 	maxPar int
 }
 
-var _ Operator = (*OuterJoin)(nil)
+var _ StatefulOperator = (*OuterJoin)(nil)
 
 // NewOuterJoin checks spec and returns an unopened join.
 func NewOuterJoin(spec jobgraph.JoinSpec) (*OuterJoin, error) {
@@ -63,7 +63,7 @@ func NewOuterJoin(spec jobgraph.JoinSpec) (*OuterJoin, error) {
 
 // Open opens the join's state at ctx.StateDir.
 func (j *OuterJoin) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, nil)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -194,10 +194,9 @@ func (j *OuterJoin) Close() error {
 		j.out.release()
 		j.out = nil
 	}
-	if j.be == nil {
-		return nil
-	}
-	be := j.be
-	j.be = nil
-	return be.Close()
+	j.be = state.Namespace{}
+	return nil
 }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*OuterJoin) UsesKeyedState() bool { return true }

@@ -124,7 +124,7 @@ func TestOuterJoinAgainstOracle(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if err := op.Open(&Context{StateDir: t.TempDir(), StateCacheBytes: 1 << 10, MaxParallelism: 128}); err != nil {
+					if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128}, 1<<10, t.TempDir())); err != nil {
 						t.Fatal(err)
 					}
 					out := &collector{}
@@ -159,7 +159,7 @@ func TestLeftJoinKinds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := op.Open(&Context{StateDir: t.TempDir(), StateCacheBytes: 1 << 20, MaxParallelism: 128}); err != nil {
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128}, 1<<20, t.TempDir())); err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()

@@ -6,7 +6,6 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
@@ -63,15 +62,12 @@ type TemporalJoin struct {
 	sel      []int32
 	rowBuf   []byte
 
-	be     *state.Backend
+	be     state.Namespace
 	maxPar int
-
-	// stateFS, when set, replaces the OS filesystem under the state (tests).
-	stateFS vfs.FS
 }
 
 var (
-	_ Operator         = (*TemporalJoin)(nil)
+	_ StatefulOperator = (*TemporalJoin)(nil)
 	_ WatermarkHandler = (*TemporalJoin)(nil)
 )
 
@@ -108,7 +104,7 @@ func NewTemporalJoin(spec jobgraph.TemporalJoinSpec) (*TemporalJoin, error) {
 
 // Open opens the join's state at ctx.StateDir and compiles the residual.
 func (j *TemporalJoin) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, j.stateFS)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -446,10 +442,9 @@ func (j *TemporalJoin) Close() error {
 		}
 	}
 	j.cand, j.out = nil, nil
-	if j.be == nil {
-		return nil
-	}
-	be := j.be
-	j.be = nil
-	return be.Close()
+	j.be = state.Namespace{}
+	return nil
 }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*TemporalJoin) UsesKeyedState() bool { return true }

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/expr"
@@ -43,10 +42,8 @@ func openTemporalJoin(t *testing.T, spec jobgraph.TemporalJoinSpec, subtask, par
 		t.Fatal(err)
 	}
 	j := op.(*TemporalJoin)
-	j.stateFS = vfs.NewMem()
-	ctx := &Context{Subtask: subtask, Parallelism: par, MaxParallelism: 128,
-		KeyGroups: types.KeyGroupRangeFor(subtask, par, 128), StateDir: "/state", StateCacheBytes: 1 << 16,
-		Logger: zap.NewNop()}
+	ctx := withKeyedState(t, &Context{Subtask: subtask, Parallelism: par, MaxParallelism: 128,
+		KeyGroups: types.KeyGroupRangeFor(subtask, par, 128), Logger: zap.NewNop()}, 1<<16, "")
 	if err := j.Open(ctx); err != nil {
 		t.Fatal(err)
 	}

@@ -31,14 +31,14 @@ type Normalize struct {
 	spec   jobgraph.NormalizeSpec
 	side   *joinSide // the key and row encodings of the input
 	last   *state.ValueState
-	be     *state.Backend
+	be     state.Namespace
 	maxPar int
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
 }
 
-var _ Operator = (*Normalize)(nil)
+var _ StatefulOperator = (*Normalize)(nil)
 
 // NewNormalize checks spec and returns an unopened operator.
 func NewNormalize(spec jobgraph.NormalizeSpec) (*Normalize, error) {
@@ -55,7 +55,7 @@ func NewNormalize(spec jobgraph.NormalizeSpec) (*Normalize, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (n *Normalize) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, nil)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -155,10 +155,9 @@ func (n *Normalize) Close() error {
 		n.rb.Release()
 		n.rb = nil
 	}
-	if n.be == nil {
-		return nil
-	}
-	be := n.be
-	n.be = nil
-	return be.Close()
+	n.be = state.Namespace{}
+	return nil
 }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*Normalize) UsesKeyedState() bool { return true }

@@ -44,7 +44,7 @@ func TestNormalize(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := op.Open(&Context{StateDir: t.TempDir(), StateCacheBytes: cache, MaxParallelism: 128}); err != nil {
+		if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128}, cache, t.TempDir())); err != nil {
 			t.Fatal(err)
 		}
 		out := &calcSink{}

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"sort"
@@ -10,6 +11,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
 )
 
@@ -87,10 +89,16 @@ type Context struct {
 	MaxParallelism int
 	// KeyGroups is the key-group range this subtask owns.
 	KeyGroups types.KeyGroupRange
-	// StateDir is a directory private to this subtask for its Pebble state.
-	StateDir string
-	// StateCacheBytes is the write-back cache budget of this subtask's state.
-	StateCacheBytes int64
+	// State is the subtask's keyed state, opened by the runtime when an
+	// operator of the chain keeps keyed state (see StatefulOperator), and
+	// nil otherwise. Operators reach it through Keyed.
+	State *state.Backend
+	// OperatorUID is the stable id of the operator this context was given
+	// to (each operator of a chain gets its own copy of the context).
+	OperatorUID string
+	// Restore says which checkpoint the operator resumes from, with what
+	// its SnapshotState returned then; the zero value is a fresh start.
+	Restore Restore
 	// Config holds the job's session options (table.local-time-zone, ...).
 	Config map[string]string
 	// Bounded is true when every source should read what exists now and stop.
@@ -104,6 +112,21 @@ type Context struct {
 	// Now is the processing-time clock (state TTL); nil means time.Now.
 	// Tests set it to move time by hand.
 	Now func() time.Time
+}
+
+// Keyed returns the operator's namespace in the subtask's keyed state and
+// the job's max parallelism (its number of key groups). It fails when the
+// runtime opened no backend: the operator does not implement
+// StatefulOperator.
+func (c *Context) Keyed() (state.Namespace, int, error) {
+	if c.State == nil {
+		return state.Namespace{}, 0, errors.New("operators: keyed state requested but the runtime opened none (the operator must implement StatefulOperator)")
+	}
+	maxPar := c.MaxParallelism
+	if maxPar <= 0 {
+		maxPar = types.DefaultMaxParallelism
+	}
+	return c.State.Namespace(c.OperatorUID), maxPar, nil
 }
 
 // Operator transforms its input batches into output batches. The runtime

@@ -8,7 +8,6 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
@@ -52,7 +51,7 @@ func init() {
 // the groups of an aggregate); a very large retracting partition is slow.
 type Rank struct {
 	spec   jobgraph.RankSpec
-	be     *state.Backend
+	be     state.Namespace
 	rows   *state.MultisetState
 	maxPar int
 
@@ -71,12 +70,9 @@ type Rank struct {
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
-
-	// stateFS, when set, replaces the OS filesystem under the state (tests).
-	stateFS vfs.FS
 }
 
-var _ Operator = (*Rank)(nil)
+var _ StatefulOperator = (*Rank)(nil)
 
 // rankEntry is one stored row: its state entry (sort key, sequence number,
 // row) and the parts of it.
@@ -123,7 +119,7 @@ func NewRank(spec jobgraph.RankSpec) (*Rank, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (r *Rank) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, r.stateFS)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -330,7 +326,9 @@ func (r *Rank) Close() error {
 		r.rb.Release()
 		r.rb = nil
 	}
-	be := r.be
-	r.be = nil
-	return closeKeyedState(be)
+	r.be = state.Namespace{}
+	return nil
 }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*Rank) UsesKeyedState() bool { return true }

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobgraph"
@@ -164,10 +163,8 @@ func openRanks(t *testing.T, spec jobgraph.RankSpec, parallelism int) []*Rank {
 			t.Fatal(err)
 		}
 		r := op.(*Rank)
-		r.stateFS = vfs.NewMem()
-		if err := r.Open(&Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
-			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), StateDir: "/state",
-			StateCacheBytes: 1 << 16, Logger: zap.NewNop()}); err != nil {
+		if err := r.Open(withKeyedState(t, &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
+			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), Logger: zap.NewNop()}, 1<<16, "")); err != nil {
 			t.Fatal(err)
 		}
 		ops[p] = r

@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
@@ -52,7 +51,7 @@ type WindowAgg struct {
 	spec   jobgraph.WindowAggSpec
 	aggs   []*aggFunc
 	nKeys  int
-	be     *state.Backend
+	be     state.Namespace
 	accs   *state.ValueState
 	timers *state.MultisetState
 	maxPar int
@@ -78,13 +77,10 @@ type WindowAgg struct {
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
-
-	// stateFS, when set, replaces the OS filesystem under the state (tests).
-	stateFS vfs.FS
 }
 
 var (
-	_ Operator         = (*WindowAgg)(nil)
+	_ StatefulOperator = (*WindowAgg)(nil)
 	_ WatermarkHandler = (*WindowAgg)(nil)
 )
 
@@ -146,7 +142,7 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 
 // Open opens the operator's state at ctx.StateDir.
 func (a *WindowAgg) Open(ctx *Context) error {
-	be, maxPar, err := openKeyedState(ctx, a.stateFS)
+	be, maxPar, err := ctx.Keyed()
 	if err != nil {
 		return err
 	}
@@ -454,11 +450,13 @@ func (a *WindowAgg) Close() error {
 		a.rb.Release()
 		a.rb = nil
 	}
-	be := a.be
-	a.be = nil
-	return closeKeyedState(be)
+	a.be = state.Namespace{}
+	return nil
 }
 
 // StateStats reports the state's cache and spill counters; valid between
 // Open and Close.
-func (a *WindowAgg) StateStats() state.Stats { return a.be.Stats() }
+func (a *WindowAgg) StateStats() state.Stats { return a.be.Backend().Stats() }
+
+// UsesKeyedState reports that the operator keeps keyed state.
+func (*WindowAgg) UsesKeyedState() bool { return true }

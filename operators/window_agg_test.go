@@ -11,7 +11,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"github.com/cockroachdb/pebble/v2/vfs"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
@@ -96,8 +95,7 @@ func openWindowAgg(t *testing.T, w jobgraph.WindowSpec) *WindowAgg {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.stateFS = vfs.NewMem()
-	if err := a.Open(&Context{StateDir: "/s"}); err != nil {
+	if err := a.Open(withKeyedState(t, &Context{}, 0, "")); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
@@ -288,8 +286,7 @@ func TestWindowAggSpills(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.stateFS = vfs.NewMem()
-			if err := a.Open(&Context{StateDir: "/s", StateCacheBytes: c.cacheBytes}); err != nil {
+			if err := a.Open(withKeyedState(t, &Context{}, c.cacheBytes, "")); err != nil {
 				t.Fatal(err)
 			}
 			defer a.Close()
@@ -345,8 +342,7 @@ func BenchmarkWindowAgg(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a.stateFS = vfs.NewMem()
-	if err := a.Open(&Context{StateDir: "/s"}); err != nil {
+	if err := a.Open(withKeyedState(b, &Context{}, 0, "")); err != nil {
 		b.Fatal(err)
 	}
 	defer a.Close()

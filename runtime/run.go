@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"runtime/debug"
 
 	"go.uber.org/zap"
@@ -12,6 +13,7 @@ import (
 	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
+	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
 )
 
@@ -92,11 +94,24 @@ type run struct {
 	inWM    []int64
 	opened  int  // ops opened
 	srcOpen bool // src opened
+
+	// uids are the stable ids of src (if any) and then ops, in chain order.
+	uids []string
+	// be is the subtask's keyed state, nil when no operator keeps any.
+	be      *state.Backend
+	aligner *BarrierAligner
 }
 
 func (r *run) build() error {
 	s := r.s
 	chain := s.vertex.Chain
+	for i, spec := range chain {
+		uid := spec.Uid
+		if uid == "" {
+			uid = fmt.Sprintf("v%d-%d", s.vertex.Id, i)
+		}
+		r.uids = append(r.uids, uid)
+	}
 	if s.inbox == nil {
 		src, err := operators.NewSource(chain[0].Kind, chain[0].Config)
 		if err != nil {
@@ -159,18 +174,63 @@ func (r *run) newOutbox(e *braidv1.Edge) (*shuffle.Outbox, error) {
 }
 
 func (r *run) open() error {
+	if err := r.openState(); err != nil {
+		return err
+	}
+	i := 0
 	if r.src != nil {
 		r.srcOpen = true
-		if err := r.src.Open(&r.s.octx); err != nil {
+		if err := r.src.Open(r.opContext(0)); err != nil {
 			return err
 		}
+		i = 1
 	}
 	for _, op := range r.ops {
 		r.opened++
-		if err := op.Open(&r.s.octx); err != nil {
+		if err := op.Open(r.opContext(i)); err != nil {
 			return err
 		}
+		i++
 	}
+	return nil
+}
+
+// opContext returns the context of the chain's i-th operator (the source
+// counts): the subtask's, with the operator's uid and restored state.
+func (r *run) opContext(i int) *operators.Context {
+	c := r.s.octx
+	c.State = r.be
+	c.OperatorUID = r.uids[i]
+	if rs := r.s.task.Restore; rs.ID != 0 {
+		c.Restore = operators.Restore{ID: rs.ID, State: rs.Operators[r.uids[i]], Rescaled: rs.Rescaled}
+	}
+	return &c
+}
+
+// openState opens the keyed state backend when an operator of the chain
+// keeps keyed state.
+func (r *run) openState() error {
+	need := false
+	for _, op := range r.ops {
+		if so, ok := op.(operators.StatefulOperator); ok && so.UsesKeyedState() {
+			need = true
+		}
+	}
+	if !need {
+		return nil
+	}
+	t := r.s.task
+	if t.StateDir == "" {
+		return errors.New("runtime: the chain keeps keyed state but the subtask has no state directory")
+	}
+	be, err := state.Open(filepath.Join(t.StateDir, "db"), state.Options{
+		CacheBytes: t.StateCacheBytes, KeyGroups: r.s.octx.KeyGroups, MaxParallelism: r.s.octx.MaxParallelism,
+		FS: t.StateFS, Logger: r.s.log,
+	})
+	if err != nil {
+		return err
+	}
+	r.be = be
 	return nil
 }
 
@@ -180,6 +240,8 @@ func (r *run) consume() error {
 	in := r.s.inbox
 	first := r.ops[0]
 	specs := in.Channels()
+	in.ReportChannelEnds()
+	r.aligner = NewBarrierAligner(len(specs), !r.s.task.Graph.GetCheckpoint().GetAtLeastOnce())
 	r.inWM = make([]int64, len(specs))
 	for i := range r.inWM {
 		r.inWM[i] = operators.MinWatermark
@@ -212,9 +274,11 @@ func (r *run) consume() error {
 				err = r.advanceInput()
 			}
 		case shuffle.EventBarrier:
-			// NB: nothing sends barriers until checkpoints arrive; failing
-			// beats passing a checkpoint that no operator took part in.
-			err = errors.New("runtime: received a checkpoint barrier, but checkpoints are not supported yet")
+			err = r.align(r.aligner.Barrier(ev.Channel, ev.Value))
+		case shuffle.EventChannelEnd:
+			err = r.align(r.aligner.ChannelEnded(ev.Channel))
+		case shuffle.EventWakeup:
+			err = r.drainNotices()
 		}
 		if err != nil {
 			return err
@@ -249,6 +313,29 @@ func (r *run) endChain(from int) error {
 	return nil
 }
 
+// align performs the aligner's actions.
+func (r *run) align(acts []AlignAction) error {
+	for _, a := range acts {
+		switch a.Kind {
+		case AlignBlock:
+			r.s.inbox.Block(a.Channel)
+		case AlignUnblockAll:
+			for i := range r.inWM {
+				r.s.inbox.Unblock(i)
+			}
+		case AlignSnapshot:
+			if err := r.checkpoint(a.ID); err != nil {
+				return err
+			}
+		case AlignAbort:
+			if h := r.s.task.Checkpoints; h != nil {
+				h.Decline(a.ID, fmt.Errorf("checkpoint %d: a newer barrier arrived before alignment completed", a.ID))
+			}
+		}
+	}
+	return nil
+}
+
 func (r *run) abort() {
 	for _, o := range r.outboxes {
 		o.Abort()
@@ -264,6 +351,12 @@ func (r *run) closeOperators() error {
 	}
 	for _, op := range r.ops[:r.opened] {
 		errs = append(errs, r.safeClose(op.Close))
+	}
+	if r.be != nil {
+		// NB: not flushed: what a checkpoint did not capture is of no use
+		// (a failed subtask restores from its checkpoint, a finished one is
+		// done).
+		errs = append(errs, r.be.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -288,7 +381,10 @@ type collector struct {
 	wm int64
 }
 
-var _ operators.WatermarkCollector = (*collector)(nil)
+var (
+	_ operators.WatermarkCollector = (*collector)(nil)
+	_ operators.Idler              = (*collector)(nil)
+)
 
 // EmitWatermark passes wm on when it is above the last one: to ops[next]'s
 // ProcessWatermark when it handles watermarks, else through it, or to
@@ -313,7 +409,24 @@ func (c *collector) EmitWatermark(wm int64) error {
 	return nil
 }
 
+// Emit passes b down the chain: to ops[next], or to the outboxes.
 func (c *collector) Emit(b types.Batch) error {
+	if c.countIn {
+		return c.emitFromSource(b)
+	}
+	return c.forward(b)
+}
+
+// Idle takes the checkpoints triggered while a source waits between
+// batches (see operators.Idle); through any other collector it does nothing.
+func (c *collector) Idle() error {
+	if !c.countIn {
+		return nil
+	}
+	return c.r.control()
+}
+
+func (c *collector) forward(b types.Batch) error {
 	r := c.r
 	if c.countIn {
 		r.s.metrics.RowsIn.Add(int64(b.NumRows()))
@@ -328,4 +441,14 @@ func (c *collector) Emit(b types.Batch) error {
 		}
 	}
 	return nil
+}
+
+// emitFromSource passes a source's batch down the chain, then takes the
+// checkpoints triggered meanwhile: the batch is part of the position the
+// source reports.
+func (c *collector) emitFromSource(b types.Batch) error {
+	if err := c.forward(b); err != nil {
+		return err
+	}
+	return c.r.control()
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/operators"
@@ -26,14 +27,64 @@ type Task struct {
 	TaskManagerID string
 	// Exchange is this task manager's shuffle registry.
 	Exchange *shuffle.Exchange
-	// Context carries what the caller provides to operators: StateDir,
-	// StateCacheBytes, Results, Brokers, Logger. JobID, VertexID, Subtask,
-	// Parallelism, MaxParallelism, KeyGroups, Config and Bounded are set
-	// from the graph.
+	// Context carries what the caller provides to operators: Results,
+	// Brokers, Logger, Now. JobID, VertexID, Subtask, Parallelism,
+	// MaxParallelism, KeyGroups, Config and Bounded are set from the graph;
+	// State, OperatorUID and Restore by the subtask.
 	Context operators.Context
 	// InboxCapacity is the number of events buffered per input channel
 	// (shuffle.DefaultChannelCapacity when 0).
 	InboxCapacity int
+
+	// StateDir is a directory private to the subtask. When an operator of
+	// the chain keeps keyed state, the subtask opens its backend in
+	// StateDir/db (which the caller has filled from the checkpoint when the
+	// subtask resumes) and makes its checkpoints under StateDir/checkpoints.
+	StateDir string
+	// StateCacheBytes is the keyed state's write-back cache budget.
+	StateCacheBytes int64
+	// StateFS replaces the OS filesystem under StateDir (tests); nil is
+	// the OS.
+	StateFS vfs.FS
+	// Restore says which checkpoint the subtask resumes from: the zero
+	// value is a fresh start.
+	Restore RestoreInfo
+	// Checkpoints takes the subtask's snapshots. Nil means the job takes no
+	// checkpoints: a barrier then fails the subtask.
+	Checkpoints SnapshotHandler
+}
+
+// RestoreInfo is what a resuming subtask gets from its checkpoint beyond
+// its keyed state (which the caller put in StateDir/db).
+type RestoreInfo struct {
+	// ID is the checkpoint; 0 means a fresh start.
+	ID int64
+	// Operators holds, by operator uid, what each operator's SnapshotState
+	// returned (see operators.Restore for the rescaled case).
+	Operators map[string][][]byte
+	Rescaled  bool
+}
+
+// Snapshot is one subtask's part of a checkpoint, taken at its barrier.
+type Snapshot struct {
+	ID int64
+	// Operators holds, by operator uid, what each Checkpointer's
+	// SnapshotState returned.
+	Operators map[string][]byte
+	// BackendDir is a Pebble checkpoint of the subtask's keyed state, or
+	// empty when it keeps none. The handler owns the directory and removes
+	// it when done.
+	BackendDir string
+}
+
+// SnapshotHandler receives a subtask's snapshots. The subtask calls it
+// from its own goroutine; it must not block for long (an upload belongs in
+// the background) and must eventually acknowledge or decline the
+// checkpoint to the job manager.
+type SnapshotHandler interface {
+	Snapshot(s Snapshot)
+	// Decline reports that the subtask cannot take part in checkpoint id.
+	Decline(id int64, reason error)
 }
 
 // Metrics are a subtask's counters, readable while it runs.
@@ -61,6 +112,11 @@ type Subtask struct {
 	out    []*braidv1.Edge
 
 	metrics Metrics
+
+	// triggers queues checkpoint ids for a source subtask; notices queues
+	// checkpoint completions and aborts.
+	triggers chan int64
+	notices  chan notice
 
 	unregisterOnce sync.Once
 	ran            atomic.Bool
@@ -95,7 +151,9 @@ func NewSubtask(t Task) (*Subtask, error) {
 		maxP = types.DefaultMaxParallelism
 	}
 	s := &Subtask{task: t, vertex: v, octx: t.Context,
-		key: shuffle.SubtaskKey{JobID: g.JobId, Vertex: t.VertexID, Subtask: t.Subtask}}
+		key:      shuffle.SubtaskKey{JobID: g.JobId, Vertex: t.VertexID, Subtask: t.Subtask},
+		triggers: make(chan int64, maxQueuedTriggers),
+		notices:  make(chan notice, maxQueuedNotices)}
 	s.octx.JobID = g.JobId
 	s.octx.VertexID = t.VertexID
 	s.octx.Subtask = t.Subtask
@@ -162,6 +220,54 @@ func (s *Subtask) findVertex(id int) *braidv1.Vertex {
 		}
 	}
 	return nil
+}
+
+// notice is a checkpoint's outcome, as the job manager told it.
+type notice struct {
+	id        int64
+	completed bool
+}
+
+// Bounds of the control queues: a trigger or notice beyond them is dropped
+// (the checkpoint then times out, or a later notice covers it).
+const (
+	maxQueuedTriggers = 16
+	maxQueuedNotices  = 64
+)
+
+// IsSource reports whether the subtask's vertex starts with a source.
+func (s *Subtask) IsSource() bool { return s.inbox == nil }
+
+// TriggerCheckpoint asks a source subtask to take checkpoint id: at its
+// next batch boundary it records its position, snapshots its chain and
+// emits the barrier. It returns at once; an error means the trigger was not
+// queued (not a source, or too many pending).
+func (s *Subtask) TriggerCheckpoint(id int64) error {
+	if !s.IsSource() {
+		return fmt.Errorf("runtime: vertex %d is not a source and takes barriers from its inputs", s.task.VertexID)
+	}
+	select {
+	case s.triggers <- id:
+		return nil
+	default:
+		return fmt.Errorf("runtime: %d checkpoint triggers already pending", maxQueuedTriggers)
+	}
+}
+
+// NotifyCheckpoint tells the subtask that checkpoint id completed (or was
+// aborted). The operators hear it from the subtask's goroutine. It returns
+// at once; a notice that does not fit in the queue is dropped (sinks commit
+// on the next one).
+func (s *Subtask) NotifyCheckpoint(id int64, completed bool) {
+	select {
+	case s.notices <- notice{id, completed}:
+	default:
+		s.log.Warn("checkpoint notice dropped: queue full", zap.Int64("checkpoint", id))
+		return
+	}
+	if s.inbox != nil {
+		s.inbox.Wake()
+	}
 }
 
 // Metrics returns the subtask's live counters.

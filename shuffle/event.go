@@ -19,6 +19,12 @@ const (
 	EventWatermark
 	// EventBarrier carries a checkpoint barrier whose id is Value.
 	EventBarrier
+	// EventWakeup is returned by Inbox.Next after Inbox.Wake; it carries
+	// nothing and comes from no channel.
+	EventWakeup
+	// EventChannelEnd reports that channel Channel ended; Inbox.Next returns
+	// it only after ReportChannelEnds.
+	EventChannelEnd
 )
 
 func (k EventKind) String() string {
@@ -31,6 +37,10 @@ func (k EventKind) String() string {
 		return "watermark"
 	case EventBarrier:
 		return "barrier"
+	case EventWakeup:
+		return "wakeup"
+	case EventChannelEnd:
+		return "channel-end"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }

@@ -417,3 +417,61 @@ func TestRemoteLingerFlushesSmallBatch(t *testing.T) {
 	}
 	ev.Batch.Release()
 }
+
+// TestInboxBlockHoldsChannel checks that a blocked channel's events stay
+// queued, in order, while other channels flow, and that Wake interrupts a
+// waiting Next.
+func TestInboxBlockHoldsChannel(t *testing.T) {
+	ctx := context.Background()
+	in, err := NewInbox(1, []ChannelSpec{
+		{Input: 0, SourceVertex: 1, SourceSubtask: 0},
+		{Input: 0, SourceVertex: 1, SourceSubtask: 1},
+	}, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	put := func(c int, ev Event) {
+		t.Helper()
+		if err := in.chans[c].put(ctx, ev); err != nil {
+			t.Fatal(err)
+		}
+	}
+	next := func() (int, EventKind, int64) {
+		t.Helper()
+		_, ev, err := in.Next(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev.Channel, ev.Kind, ev.Value
+	}
+	put(0, Event{Kind: EventBarrier, Value: 1})
+	if c, k, v := next(); c != 0 || k != EventBarrier || v != 1 {
+		t.Fatalf("got %d %v %d", c, k, v)
+	}
+	in.Block(0)
+	put(0, Event{Kind: EventWatermark, Value: 10})
+	put(0, Event{Kind: EventWatermark, Value: 11})
+	put(1, Event{Kind: EventWatermark, Value: 20})
+	put(1, Event{Kind: EventBarrier, Value: 1})
+	if c, k, v := next(); c != 1 || k != EventWatermark || v != 20 {
+		t.Fatalf("blocked channel leaked: got %d %v %d", c, k, v)
+	}
+	if c, k, _ := next(); c != 1 || k != EventBarrier {
+		t.Fatalf("got %d %v", c, k)
+	}
+	in.Wake()
+	if c, k, _ := next(); c != -1 || k != EventWakeup {
+		t.Fatalf("after Wake got %d %v", c, k)
+	}
+	put(1, Event{Kind: EventWatermark, Value: 21})
+	in.Unblock(0)
+	for _, want := range []struct {
+		c int
+		v int64
+	}{{0, 10}, {0, 11}, {1, 21}} {
+		if c, k, v := next(); c != want.c || k != EventWatermark || v != want.v {
+			t.Fatalf("after Unblock got %d %v %d, want channel %d value %d", c, k, v, want.c, want.v)
+		}
+	}
+}

@@ -43,11 +43,20 @@ type Inbox struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+	// wake carries Wake's signal to Next.
+	wake chan struct{}
 
 	// Consumer state, owned by the goroutine calling Next.
 	open     []int // per input: channels not yet ended
 	pending  []int // inputs whose end is yet to be reported
 	inputsUp int   // inputs not yet reported ended
+	// blocked marks channels held back by Block (barrier alignment);
+	// deferred holds, in arrival order, the ready indices taken for
+	// blocked channels, whose events wait in their queues.
+	blocked  []bool
+	deferred []int
+	// channelEnds makes Next return each channel's end (ReportChannelEnds).
+	channelEnds bool
 }
 
 type inboxChannel struct {
@@ -73,6 +82,7 @@ func NewInbox(numInputs int, channels []ChannelSpec, capacity int) (*Inbox, erro
 		byKey:     make(map[ChannelSpec]*inboxChannel, len(channels)),
 		ready:     make(chan int, capacity*len(channels)),
 		done:      make(chan struct{}),
+		wake:      make(chan struct{}, 1),
 		open:      make([]int, numInputs),
 		inputsUp:  numInputs,
 	}
@@ -88,6 +98,7 @@ func NewInbox(numInputs int, channels []ChannelSpec, capacity int) (*Inbox, erro
 		in.byKey[c] = ch
 		in.open[c.Input]++
 	}
+	in.blocked = make([]bool, len(in.chans))
 	for i, n := range in.open {
 		if n == 0 {
 			in.pending = append(in.pending, i)
@@ -114,6 +125,10 @@ func (in *Inbox) Channels() []ChannelSpec {
 // ended, Next returns one EventEndOfInput for that input. After every input
 // has ended Next returns io.EOF. It returns ctx.Err() when ctx is done and
 // ErrInboxClosed after Close. The caller owns returned batches.
+//
+// Events of a blocked channel (see Block) stay queued, so its sender feels
+// backpressure, until the channel is unblocked. After Wake, Next returns
+// one EventWakeup (Channel -1) as soon as it has no ready event to return.
 func (in *Inbox) Next(ctx context.Context) (int, Event, error) {
 	for {
 		if len(in.pending) > 0 {
@@ -125,27 +140,88 @@ func (in *Inbox) Next(ctx context.Context) (int, Event, error) {
 		if in.inputsUp == 0 {
 			return 0, Event{}, io.EOF
 		}
+		if idx, ok := in.takeDeferred(); ok {
+			if input, ev, ret, err := in.receive(idx); ret || err != nil {
+				return input, ev, err
+			}
+			continue
+		}
 		select {
 		case idx := <-in.ready:
-			ch := in.chans[idx]
-			ev := <-ch.q // present: see ready
-			ev.Channel = idx
-			if ch.ended {
-				ev.Batch.Release()
-				return 0, Event{}, fmt.Errorf("shuffle: %s after end-of-input on channel %+v", ev.Kind, ch.spec)
+			if in.blocked[idx] {
+				in.deferred = append(in.deferred, idx)
+				continue
 			}
-			if ev.Kind != EventEndOfInput {
-				return ch.spec.Input, ev, nil
+			if input, ev, ret, err := in.receive(idx); ret || err != nil {
+				return input, ev, err
 			}
-			ch.ended = true
-			if in.open[ch.spec.Input]--; in.open[ch.spec.Input] == 0 {
-				in.pending = append(in.pending, ch.spec.Input)
-			}
+		case <-in.wake:
+			return 0, Event{Kind: EventWakeup, Channel: -1}, nil
 		case <-ctx.Done():
 			return 0, Event{}, ctx.Err()
 		case <-in.done:
 			return 0, Event{}, ErrInboxClosed
 		}
+	}
+}
+
+// takeDeferred removes and returns the first deferred index whose channel
+// is no longer blocked.
+func (in *Inbox) takeDeferred() (int, bool) {
+	for i, idx := range in.deferred {
+		if !in.blocked[idx] {
+			in.deferred = append(in.deferred[:i], in.deferred[i+1:]...)
+			return idx, true
+		}
+	}
+	return 0, false
+}
+
+// receive takes the event of channel idx whose ready index was taken. ret
+// is false when the event was a channel's end-of-input, which Next does not
+// return itself.
+func (in *Inbox) receive(idx int) (input int, ev Event, ret bool, err error) {
+	ch := in.chans[idx]
+	ev = <-ch.q // present: see ready
+	ev.Channel = idx
+	if ch.ended {
+		ev.Batch.Release()
+		return 0, Event{}, false, fmt.Errorf("shuffle: %s after end-of-input on channel %+v", ev.Kind, ch.spec)
+	}
+	if ev.Kind != EventEndOfInput {
+		return ch.spec.Input, ev, true, nil
+	}
+	ch.ended = true
+	if in.open[ch.spec.Input]--; in.open[ch.spec.Input] == 0 {
+		in.pending = append(in.pending, ch.spec.Input)
+	}
+	if in.channelEnds {
+		return ch.spec.Input, Event{Kind: EventChannelEnd, Channel: idx}, true, nil
+	}
+	return 0, Event{}, false, nil
+}
+
+// ReportChannelEnds makes Next return an EventChannelEnd when a channel
+// ends, before its input's EventEndOfInput (barrier alignment needs to know
+// which channels can send no barrier). Call it before the first Next.
+func (in *Inbox) ReportChannelEnds() { in.channelEnds = true }
+
+// Block holds back the events of channel ch (an index into Channels) until
+// Unblock: Next leaves them queued. Barrier alignment blocks each channel
+// whose barrier arrived. Called from Next's goroutine.
+func (in *Inbox) Block(ch int) { in.blocked[ch] = true }
+
+// Unblock lets Next return channel ch's events again, the held-back ones
+// first.
+func (in *Inbox) Unblock(ch int) { in.blocked[ch] = false }
+
+// Wake makes a Next that is waiting (or the next call) return an
+// EventWakeup, so its caller can act on something other than input (a
+// checkpoint notice). Safe from any goroutine; wakes coalesce.
+func (in *Inbox) Wake() {
+	select {
+	case in.wake <- struct{}{}:
+	default:
 	}
 }
 
@@ -161,6 +237,11 @@ func (in *Inbox) Close() {
 			ev := <-in.chans[idx].q
 			ev.Batch.Release()
 		default:
+			for _, idx := range in.deferred {
+				ev := <-in.chans[idx].q
+				ev.Batch.Release()
+			}
+			in.deferred = nil
 			return
 		}
 	}

@@ -134,6 +134,20 @@ func (o *Outbox) SendWatermark(ctx context.Context, wm int64) error {
 	return nil
 }
 
+// SendBarrier sends the barrier of checkpoint id on every channel of the
+// edge, after the batches sent before it. It blocks and fails as Send does.
+func (o *Outbox) SendBarrier(ctx context.Context, id int64) error {
+	if o.closed {
+		return errors.New("shuffle: send on closed outbox")
+	}
+	for _, c := range o.chans {
+		if err := c.event(ctx, Event{Kind: EventBarrier, Value: id}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close sends end-of-input on every channel, waiting until each target has
 // it (remote targets acknowledge the whole stream). Idempotent.
 func (o *Outbox) Close(ctx context.Context) error {

@@ -12,6 +12,7 @@ func (tm *TaskManager) build(spec SubtaskSpec) (Subtask, error) {
 	s, err := runtime.NewSubtask(runtime.Task{
 		Graph: spec.Graph, VertexID: spec.Vertex, Subtask: spec.Subtask, Placements: spec.Placements,
 		TaskManagerID: spec.TaskManagerID, Exchange: spec.Exchange, Context: *spec.Ctx,
+		StateDir: spec.StateDir, StateCacheBytes: spec.StateCacheBytes,
 	})
 	if err != nil {
 		return nil, err

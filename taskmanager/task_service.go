@@ -45,6 +45,10 @@ type SubtaskSpec struct {
 	TaskManagerID string
 	// Ctx is the operators' context; Results is set for a collect vertex.
 	Ctx *operators.Context
+	// StateDir is the subtask's private directory (keyed state and local
+	// checkpoints); StateCacheBytes its state cache budget.
+	StateDir        string
+	StateCacheBytes int64
 	// Exchange is the task manager's shuffle registry: the subtask
 	// registers its inbox there before its builder returns.
 	Exchange *shuffle.Exchange
@@ -244,10 +248,6 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 		Parallelism:    p,
 		MaxParallelism: maxP,
 		KeyGroups:      types.KeyGroupRangeFor(int(ref.Subtask), p, maxP),
-		StateDir:       filepath.Join(j.dir, fmt.Sprintf("%d-%d", v.Id, ref.Subtask)),
-		// NB: a slot runs at most one stateful subtask at a time, so a
-		// per-slot share keeps the task manager within its budget.
-		StateCacheBytes: tm.cfg.StateCacheBytes / int64(tm.cfg.Slots),
 		Config:          g.Config,
 		Bounded:         g.Bounded,
 		Brokers:         brokers,
@@ -256,10 +256,16 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 	if hasCollect(v) {
 		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobId, subtask: ref.Subtask}
 	}
-	if err := os.MkdirAll(octx.StateDir, 0o755); err != nil {
+	stateDir := filepath.Join(j.dir, fmt.Sprintf("%d-%d", v.Id, ref.Subtask))
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return SubtaskSpec{}, fmt.Errorf("create state directory: %w", err)
 	}
-	return SubtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Ctx: octx, Exchange: tm.exchange}, nil
+	return SubtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Ctx: octx, Exchange: tm.exchange,
+		StateDir: stateDir,
+		// NB: a slot runs at most one stateful subtask at a time, so a
+		// per-slot share keeps the task manager within its budget.
+		StateCacheBytes: tm.cfg.StateCacheBytes / int64(tm.cfg.Slots),
+	}, nil
 }
 
 func hasCollect(v *braidv1.Vertex) bool {

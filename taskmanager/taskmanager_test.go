@@ -175,8 +175,8 @@ func TestTaskManager(t *testing.T) {
 		case 1:
 			return &fakeSubtask{run: func(context.Context) error { panic("boom") }}, nil
 		default:
-			stateDir = spec.Ctx.StateDir
-			if spec.Ctx.Brokers[0] != "b1:9092" || spec.Ctx.StateCacheBytes != DefaultStateCacheBytes/3 {
+			stateDir = spec.StateDir
+			if spec.Ctx.Brokers[0] != "b1:9092" || spec.StateCacheBytes != DefaultStateCacheBytes/3 {
 				return nil, errors.New("wrong context")
 			}
 			return &fakeSubtask{run: func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}, nil
