@@ -34,6 +34,7 @@ var allowed = map[string][]string{
 	"connectors":     {"operators", "state", "expr", "types", "catalog", "jobgraph"},
 	"shuffle":        {"types", "proto/braid/v1"},
 	"runtime":        {"operators", "connectors", "shuffle", "state", "jobgraph", "types", "proto/braid/v1"},
+	"checkpoint":     {"state", "jobgraph", "types", "proto/braid/v1"},
 	"scheduler":      {"jobgraph", "types", "proto/braid/v1"},
 	"metastore":      {"catalog", "types", "proto/braid/v1"},
 	"client":         {"types", "proto/braid/v1"},
