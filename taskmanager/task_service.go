@@ -15,9 +15,11 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/braidflow/braid/checkpoint"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/runtime"
 	"github.com/braidflow/braid/shuffle"
 	"github.com/braidflow/braid/types"
 )
@@ -43,6 +45,8 @@ type SubtaskSpec struct {
 	Subtask       int
 	Placements    []*braidv1.Placement
 	TaskManagerID string
+	// Attempt is the job deployment this subtask belongs to.
+	Attempt int32
 	// Ctx is the operators' context; Results is set for a collect vertex.
 	Ctx *operators.Context
 	// StateDir is the subtask's private directory (keyed state and local
@@ -52,19 +56,73 @@ type SubtaskSpec struct {
 	// Exchange is the task manager's shuffle registry: the subtask
 	// registers its inbox there before its builder returns.
 	Exchange *shuffle.Exchange
+	// Restore is what the subtask resumes from (zero: a fresh start; its
+	// keyed state is already in StateDir/db). Checkpoints takes its
+	// snapshots; nil when the job takes no checkpoints.
+	Restore     runtime.RestoreInfo
+	Checkpoints runtime.SnapshotHandler
 }
 
 // BuildFunc builds a subtask from its spec and registers its inbox, so
 // upstream subtasks can connect as soon as DeployTasks returns.
 type BuildFunc func(SubtaskSpec) (Subtask, error)
 
-// runningJob is the part of one job that runs on this task manager.
+// runningJob is the part of one attempt of a job that runs on this task
+// manager.
 type runningJob struct {
-	id     string
-	dir    string
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
+	id      string
+	attempt int32
+	dir     string
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	// uploads counts the snapshotters' goroutines; they end with ctx.
+	uploads sync.WaitGroup
+	// storage is the job's checkpoint storage; nil without checkpoints.
+	storage *checkpoint.Storage
+
+	mu struct {
+		sync.Mutex
+		subtasks   map[[2]int]checkpointable
+		savepoints map[int64]bool
+	}
+}
+
+func (j *runningJob) subtask(vertex, subtask int) checkpointable {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.mu.subtasks[[2]int{vertex, subtask}]
+}
+
+func (j *runningJob) allSubtasks() []checkpointable {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	out := make([]checkpointable, 0, len(j.mu.subtasks))
+	for _, s := range j.mu.subtasks {
+		out = append(out, s)
+	}
+	return out
+}
+
+func (j *runningJob) markSavepoint(id int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.mu.savepoints == nil {
+		j.mu.savepoints = map[int64]bool{}
+	}
+	j.mu.savepoints[id] = true
+}
+
+func (j *runningJob) forgetSavepoint(id int64) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	delete(j.mu.savepoints, id)
+}
+
+func (j *runningJob) isSavepoint(id int64) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.mu.savepoints[id]
 }
 
 // taskService serves TaskService to the job manager.
@@ -85,6 +143,22 @@ func (s *taskService) DeployTasks(ctx context.Context, req *braidv1.DeployTasksR
 	return &braidv1.DeployTasksResponse{}, nil
 }
 
+// TriggerCheckpoint passes a checkpoint trigger to the job's source
+// subtasks here.
+func (s *taskService) TriggerCheckpoint(ctx context.Context, req *braidv1.TriggerCheckpointRequest) (*braidv1.TriggerCheckpointResponse, error) {
+	if err := s.tm.triggerCheckpoint(req); err != nil {
+		return nil, status.Error(codes.FailedPrecondition, err.Error())
+	}
+	return &braidv1.TriggerCheckpointResponse{}, nil
+}
+
+// NotifyCheckpoint passes a checkpoint's outcome to the job's subtasks
+// here.
+func (s *taskService) NotifyCheckpoint(ctx context.Context, req *braidv1.NotifyCheckpointRequest) (*braidv1.NotifyCheckpointResponse, error) {
+	s.tm.notifyCheckpoint(req)
+	return &braidv1.NotifyCheckpointResponse{}, nil
+}
+
 // CancelJob cancels the job's subtasks on this task manager, waits a
 // moment for them to stop and removes their state. Canceling an unknown job
 // does nothing.
@@ -103,6 +177,9 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 	if g == nil || g.JobId == "" {
 		return errors.New("taskmanager: deploy without a job graph")
 	}
+	if err := tm.replaceEarlierAttempt(g.JobId, req.Attempt); err != nil {
+		return err
+	}
 	tm.mu.Lock()
 	if tm.mu.closing {
 		tm.mu.Unlock()
@@ -113,27 +190,19 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 		return fmt.Errorf("taskmanager: job %s is already deployed here", g.JobId)
 	}
 	jctx, cancel := context.WithCancel(tm.ctx)
-	j := &runningJob{id: g.JobId, dir: filepath.Join(tm.cfg.DataDir, "jobs", g.JobId), ctx: jctx, cancel: cancel}
+	// NB: each attempt has its own directory: a task manager never trusts
+	// local state after a failure, and an earlier attempt's cleanup must
+	// not remove this one's files.
+	j := &runningJob{id: g.JobId, attempt: req.Attempt, ctx: jctx, cancel: cancel,
+		dir: filepath.Join(tm.cfg.DataDir, "jobs", g.JobId, fmt.Sprintf("attempt-%d", req.Attempt))}
+	j.mu.subtasks = map[[2]int]checkpointable{}
 	tm.mu.jobs[g.JobId] = j
 	tm.mu.Unlock()
 
-	var subtasks []built
-	for _, ref := range req.Deploy {
-		spec, err := tm.spec(j, req, ref)
-		if err == nil {
-			var r Subtask
-			if r, err = tm.build(spec); err == nil {
-				subtasks = append(subtasks, built{spec, r})
-				continue
-			}
-		}
-		for _, b := range subtasks {
-			if c, ok := b.run.(interface{ Close() }); ok {
-				c.Close()
-			}
-		}
+	subtasks, err := tm.buildAll(j, req)
+	if err != nil {
 		tm.abandon(j)
-		return fmt.Errorf("subtask %d/%d of vertex %d: %w", ref.Subtask+1, vertexParallelism(g, ref.Vertex), ref.Vertex, err)
+		return err
 	}
 	for _, b := range subtasks {
 		j.wg.Add(1)
@@ -143,7 +212,90 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 		j.wg.Wait()
 		tm.jobEnded(j)
 	}()
-	tm.log.Info("job deployed", zap.String("job", g.JobId), zap.Int("subtasks", len(subtasks)))
+	tm.log.Info("job deployed", zap.String("job", g.JobId), zap.Int32("attempt", req.Attempt), zap.Int("subtasks", len(subtasks)))
+	return nil
+}
+
+// buildAll restores and builds the deploy's subtasks. If one fails, the
+// ones built are closed and the error is returned.
+func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest) ([]built, error) {
+	g := req.Graph
+	ctx, cancel := context.WithTimeout(j.ctx, restoreTimeout)
+	defer cancel()
+	var err error
+	if j.storage, err = openJobStorage(ctx, req.CheckpointStorage); err != nil {
+		return nil, err
+	}
+	rs, err := openRestore(ctx, req.Restore)
+	if err != nil {
+		return nil, err
+	}
+	defer rs.Close()
+	var subtasks []built
+	for _, ref := range req.Deploy {
+		spec, err := tm.spec(j, req, ref)
+		if err == nil {
+			err = tm.restore(ctx, j, rs, &spec)
+		}
+		if err == nil {
+			var r Subtask
+			if r, err = tm.build(spec); err == nil {
+				subtasks = append(subtasks, built{spec, r})
+				if c, ok := r.(checkpointable); ok {
+					j.mu.Lock()
+					j.mu.subtasks[[2]int{spec.Vertex, spec.Subtask}] = c
+					j.mu.Unlock()
+				}
+				continue
+			}
+		}
+		for _, b := range subtasks {
+			if c, ok := b.run.(interface{ Close() }); ok {
+				c.Close()
+			}
+		}
+		return nil, fmt.Errorf("subtask %d/%d of vertex %d: %w", ref.Subtask+1, vertexParallelism(g, ref.Vertex), ref.Vertex, err)
+	}
+	return subtasks, nil
+}
+
+// restoreTimeout bounds reading a deploy's checkpoint.
+const restoreTimeout = 10 * time.Minute
+
+// restore fills a subtask's state from the deploy's checkpoint, if any, and
+// gives it its snapshotter when the job takes checkpoints.
+func (tm *TaskManager) restore(ctx context.Context, j *runningJob, rs *restoreSource, spec *SubtaskSpec) error {
+	var seed *checkpoint.BackendHandle
+	if rs != nil {
+		info, h, err := rs.restoreSubtask(ctx, spec.Vertex, spec.Subtask, spec.Ctx.Parallelism, spec.StateDir)
+		if err != nil {
+			return err
+		}
+		spec.Restore, seed = info, h
+	}
+	if j.storage != nil {
+		spec.Checkpoints = newSnapshotter(tm, j, spec.Vertex, spec.Subtask, seed)
+	}
+	return nil
+}
+
+// replaceEarlierAttempt cancels an earlier attempt of job id still running
+// here before a later attempt deploys, waiting for its subtasks to stop.
+func (tm *TaskManager) replaceEarlierAttempt(id string, attempt int32) error {
+	tm.mu.Lock()
+	old := tm.mu.jobs[id]
+	tm.mu.Unlock()
+	if old == nil || old.attempt >= attempt {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(tm.ctx, 10*time.Second)
+	defer cancel()
+	tm.cancelJob(ctx, id)
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	if tm.mu.jobs[id] == old {
+		return fmt.Errorf("taskmanager: attempt %d of job %s is still stopping", old.attempt, id)
+	}
 	return nil
 }
 
@@ -155,6 +307,10 @@ func (tm *TaskManager) abandon(j *runningJob) {
 	delete(tm.mu.jobs, j.id)
 	tm.mu.Unlock()
 	os.RemoveAll(j.dir)
+	j.uploads.Wait()
+	if j.storage != nil {
+		j.storage.Close()
+	}
 }
 
 // jobEnded forgets a job once all its local subtasks have returned.
@@ -168,6 +324,11 @@ func (tm *TaskManager) jobEnded(j *runningJob) {
 	tm.mu.Unlock()
 	if err := os.RemoveAll(j.dir); err != nil {
 		tm.log.Warn("remove job state", zap.String("job", j.id), zap.Error(err))
+	}
+	os.Remove(filepath.Dir(j.dir)) // the job's directory, once no attempt is left
+	j.uploads.Wait()
+	if j.storage != nil {
+		j.storage.Close()
 	}
 }
 
@@ -260,7 +421,7 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return SubtaskSpec{}, fmt.Errorf("create state directory: %w", err)
 	}
-	return SubtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Ctx: octx, Exchange: tm.exchange,
+	return SubtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Attempt: req.Attempt, Ctx: octx, Exchange: tm.exchange,
 		StateDir: stateDir,
 		// NB: a slot runs at most one stateful subtask at a time, so a
 		// per-slot share keeps the task manager within its budget.
@@ -343,7 +504,7 @@ func (tm *TaskManager) report(spec SubtaskSpec, r Subtask, state braidv1.TaskSta
 	in, out, remote := r.Counters()
 	rep := &braidv1.TaskStatusReport{
 		JobId: spec.Graph.JobId, Vertex: int32(spec.Vertex), Subtask: int32(spec.Subtask), TaskManagerId: tm.id,
-		State: state, RowsIn: in, RowsOut: out, RemoteRowsOut: remote,
+		State: state, RowsIn: in, RowsOut: out, RemoteRowsOut: remote, Attempt: spec.Attempt,
 	}
 	if cause != nil {
 		rep.Error = cause.Error()

@@ -1,0 +1,262 @@
+package taskmanager
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/braidflow/braid/checkpoint"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/runtime"
+)
+
+// checkpointable is what the task manager needs of a subtask to run
+// checkpoints; runtime subtasks have it, test stand-ins may not.
+type checkpointable interface {
+	IsSource() bool
+	TriggerCheckpoint(id int64) error
+	NotifyCheckpoint(id int64, completed bool)
+}
+
+// snapshotQueue bounds the snapshots of one subtask waiting for upload.
+const snapshotQueue = 8
+
+// snapshotter takes one subtask's snapshots: it uploads them in the
+// background, one after another, acknowledges each to the job manager and
+// removes the local Pebble checkpoint. It implements runtime.SnapshotHandler.
+type snapshotter struct {
+	tm       *TaskManager
+	j        *runningJob
+	vertex   int
+	subtask  int
+	uploader *checkpoint.Uploader
+	queue    chan runtime.Snapshot
+	once     sync.Once
+}
+
+var _ runtime.SnapshotHandler = (*snapshotter)(nil)
+
+func newSnapshotter(tm *TaskManager, j *runningJob, vertex, subtask int, seed *checkpoint.BackendHandle) *snapshotter {
+	s := &snapshotter{tm: tm, j: j, vertex: vertex, subtask: subtask, queue: make(chan runtime.Snapshot, snapshotQueue),
+		uploader: checkpoint.NewUploader(j.storage, fmt.Sprintf("shared/%d-%d", vertex, subtask))}
+	if seed != nil {
+		s.uploader.Seed(seed)
+	}
+	return s
+}
+
+// Snapshot queues snap for upload; a full queue declines it.
+func (s *snapshotter) Snapshot(snap runtime.Snapshot) {
+	s.once.Do(func() {
+		s.j.uploads.Add(1)
+		go s.loop()
+	})
+	select {
+	case s.queue <- snap:
+	default:
+		os.RemoveAll(snap.BackendDir)
+		s.Decline(snap.ID, fmt.Errorf("%d snapshots already wait for upload", snapshotQueue))
+	}
+}
+
+// Decline tells the job manager that the subtask cannot take part in
+// checkpoint id.
+func (s *snapshotter) Decline(id int64, reason error) {
+	s.ack(&braidv1.CheckpointAck{CheckpointId: id, Declined: true, Reason: reason.Error()})
+}
+
+func (s *snapshotter) loop() {
+	defer s.j.uploads.Done()
+	for {
+		select {
+		case snap := <-s.queue:
+			s.upload(snap)
+		case <-s.j.ctx.Done():
+			for {
+				select {
+				case snap := <-s.queue:
+					os.RemoveAll(snap.BackendDir)
+				default:
+					return
+				}
+			}
+		}
+	}
+}
+
+func (s *snapshotter) upload(snap runtime.Snapshot) {
+	st := checkpoint.SubtaskState{Vertex: s.vertex, Subtask: s.subtask, Operators: snap.Operators}
+	savepoint := s.j.isSavepoint(snap.ID)
+	if snap.BackendDir != "" {
+		defer os.RemoveAll(snap.BackendDir)
+		start := time.Now()
+		s.uploader.Full = savepoint
+		h, n, err := s.uploader.Upload(s.j.ctx, snap.BackendDir, fmt.Sprintf("%s/%d-%d", checkpoint.Dir(snap.ID, savepoint), s.vertex, s.subtask))
+		if err != nil {
+			s.Decline(snap.ID, fmt.Errorf("upload state: %w", err))
+			return
+		}
+		st.Backend = h
+		s.tm.log.Debug("state uploaded", zap.String("job", s.j.id), zap.Int64("checkpoint", snap.ID),
+			zap.Int("vertex", s.vertex), zap.Int("subtask", s.subtask), zap.Int64("uploaded_bytes", n),
+			zap.Int64("total_bytes", h.Size()), zap.Duration("took", time.Since(start)))
+	}
+	b, err := json.Marshal(&st)
+	if err != nil {
+		s.Decline(snap.ID, err)
+		return
+	}
+	s.ack(&braidv1.CheckpointAck{CheckpointId: snap.ID, State: b})
+}
+
+// ack sends a (positive or declining) acknowledgement. One that cannot be
+// delivered is logged: the checkpoint then times out.
+func (s *snapshotter) ack(a *braidv1.CheckpointAck) {
+	a.JobId, a.Attempt, a.Vertex, a.Subtask, a.TaskManagerId = s.j.id, s.j.attempt, int32(s.vertex), int32(s.subtask), s.tm.id
+	ctx, cancel := context.WithTimeout(s.j.ctx, 10*time.Second)
+	defer cancel()
+	if _, err := s.tm.cluster.AcknowledgeCheckpoint(ctx, a); err != nil && s.j.ctx.Err() == nil {
+		s.tm.log.Warn("acknowledge checkpoint", zap.String("job", s.j.id), zap.Int64("checkpoint", a.CheckpointId), zap.Error(err))
+	}
+}
+
+// restoreSource is a deploy's restore: the checkpoint's manifest, read once
+// for every subtask the deploy starts.
+type restoreSource struct {
+	id       int64
+	storage  *checkpoint.Storage
+	manifest *checkpoint.Manifest
+}
+
+// openRestore reads the manifest a deploy restores from.
+func openRestore(ctx context.Context, spec *braidv1.RestoreSpec) (*restoreSource, error) {
+	if spec == nil || spec.CheckpointId == 0 {
+		return nil, nil
+	}
+	base, key, err := checkpoint.Split(spec.Manifest)
+	if err != nil {
+		return nil, err
+	}
+	st, err := checkpoint.OpenStorage(ctx, base)
+	if err != nil {
+		return nil, err
+	}
+	m, err := checkpoint.ReadManifest(ctx, st, key)
+	if err != nil {
+		st.Close()
+		return nil, fmt.Errorf("restore checkpoint %d: %w", spec.CheckpointId, err)
+	}
+	return &restoreSource{id: spec.CheckpointId, storage: st, manifest: m}, nil
+}
+
+func (r *restoreSource) Close() {
+	if r != nil {
+		r.storage.Close()
+	}
+}
+
+// restoreSubtask fills stateDir/db with the subtask's keyed state from the
+// checkpoint and returns what its operators restore from, and the backend
+// handle the subtask's uploader can reuse. A vertex whose parallelism
+// changed since the checkpoint is refused for now.
+func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, parallelism int, stateDir string) (runtime.RestoreInfo, *checkpoint.BackendHandle, error) {
+	info := runtime.RestoreInfo{ID: r.id, Operators: map[string][][]byte{}}
+	old := -1
+	for _, v := range r.manifest.Vertices {
+		if v.ID == vertex {
+			old = v.Parallelism
+		}
+	}
+	if old < 0 {
+		return info, nil, nil // a vertex the checkpoint does not know starts empty
+	}
+	if old != parallelism {
+		return info, nil, fmt.Errorf("restore checkpoint %d: vertex %d ran at parallelism %d and now at %d: restoring at another parallelism is not supported yet",
+			r.id, vertex, old, parallelism)
+	}
+	st := r.manifest.Subtask(vertex, subtask)
+	if st == nil {
+		return info, nil, nil
+	}
+	for uid, b := range st.Operators {
+		info.Operators[uid] = [][]byte{b}
+	}
+	if st.Backend == nil {
+		return info, nil, nil
+	}
+	db := filepath.Join(stateDir, "db")
+	if err := os.RemoveAll(db); err != nil {
+		return info, nil, err
+	}
+	if err := checkpoint.Download(ctx, r.storage, st.Backend, db); err != nil {
+		return info, nil, fmt.Errorf("restore checkpoint %d: %w", r.id, err)
+	}
+	return info, st.Backend, nil
+}
+
+// openJobStorage opens the checkpoint storage of a job attempt, if it has
+// any.
+func openJobStorage(ctx context.Context, uri string) (*checkpoint.Storage, error) {
+	if uri == "" {
+		return nil, nil
+	}
+	st, err := checkpoint.OpenStorage(ctx, uri)
+	if err != nil {
+		return nil, fmt.Errorf("open checkpoint storage: %w", err)
+	}
+	return st, nil
+}
+
+// triggerCheckpoint passes a checkpoint trigger to the listed source
+// subtasks of the job's current attempt.
+func (tm *TaskManager) triggerCheckpoint(req *braidv1.TriggerCheckpointRequest) error {
+	j := tm.jobAttempt(req.JobId, req.Attempt)
+	if j == nil {
+		return fmt.Errorf("job %s attempt %d is not running here", req.JobId, req.Attempt)
+	}
+	if req.Savepoint {
+		j.markSavepoint(req.CheckpointId)
+	}
+	var errs []error
+	for _, ref := range req.Subtasks {
+		s := j.subtask(int(ref.Vertex), int(ref.Subtask))
+		if s == nil {
+			errs = append(errs, fmt.Errorf("subtask %d of vertex %d is not running here", ref.Subtask, ref.Vertex))
+			continue
+		}
+		if err := s.TriggerCheckpoint(req.CheckpointId); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// notifyCheckpoint passes a checkpoint's outcome to every subtask of the
+// job's current attempt.
+func (tm *TaskManager) notifyCheckpoint(req *braidv1.NotifyCheckpointRequest) {
+	j := tm.jobAttempt(req.JobId, req.Attempt)
+	if j == nil {
+		return
+	}
+	j.forgetSavepoint(req.CheckpointId)
+	for _, s := range j.allSubtasks() {
+		s.NotifyCheckpoint(req.CheckpointId, req.Completed)
+	}
+}
+
+func (tm *TaskManager) jobAttempt(id string, attempt int32) *runningJob {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	j := tm.mu.jobs[id]
+	if j == nil || j.attempt != attempt {
+		return nil
+	}
+	return j
+}
