@@ -21,30 +21,30 @@ const module = "github.com/braidflow/braid/"
 // operators and connectors import jobgraph; connectors turn catalog tables
 // into specs, so they import catalog.
 var allowed = map[string][]string{
-	"types": {},
-	// internal/grpcrecover: the panic-recovering interceptors both servers
-	// install.
+	"types":          {},
+	"proto/braid/v1": {},
+	"sql/ast":        {"types"},
+	"sql/parser":     {"sql/ast", "types"},
+	"expr":           {"types"},
+	"catalog":        {"types"},
+	"jobgraph":       {"types", "proto/braid/v1", "expr"},
+	"planner":        {"sql/ast", "sql/parser", "catalog", "expr", "jobgraph", "types", "proto/braid/v1"},
+	"state":          {"types"},
+	"operators":      {"expr", "state", "types", "jobgraph"},
+	"connectors":     {"operators", "state", "expr", "types", "catalog", "jobgraph"},
+	"shuffle":        {"types", "proto/braid/v1"},
+	"runtime":        {"operators", "connectors", "shuffle", "state", "jobgraph", "types", "proto/braid/v1"},
+	"scheduler":      {"jobgraph", "types", "proto/braid/v1"},
+	"metastore":      {"catalog", "types", "proto/braid/v1"},
+	"client":         {"types", "proto/braid/v1"},
+	"client/render":  {"client", "types"},
+	"jobmanager":     {"*"},
+	"taskmanager":    {"*"},
+	"localcluster":   {"*"},
+	"bench":          {"*"},
+
+	// The panic-recovering interceptors both servers install.
 	"internal/grpcrecover": {},
-	"proto/braid/v1":       {},
-	"sql/ast":              {"types"},
-	"sql/parser":           {"sql/ast", "types"},
-	"expr":                 {"types"},
-	"catalog":              {"types"},
-	"jobgraph":             {"types", "proto/braid/v1", "expr"},
-	"planner":              {"sql/ast", "sql/parser", "catalog", "expr", "jobgraph", "types", "proto/braid/v1"},
-	"state":                {"types"},
-	"operators":            {"expr", "state", "types", "jobgraph"},
-	"connectors":           {"operators", "state", "expr", "types", "catalog", "jobgraph"},
-	"shuffle":              {"types", "proto/braid/v1"},
-	"runtime":              {"operators", "connectors", "shuffle", "state", "jobgraph", "types", "proto/braid/v1"},
-	"scheduler":            {"jobgraph", "types", "proto/braid/v1"},
-	"metastore":            {"catalog", "types", "proto/braid/v1"},
-	"client":               {"types", "proto/braid/v1"},
-	"client/render":        {"client", "types"},
-	"jobmanager":           {"*"},
-	"taskmanager":          {"*"},
-	"localcluster":         {"*"},
-	"bench":                {"*"},
 }
 
 func TestLayering(t *testing.T) {
