@@ -13,6 +13,7 @@ import (
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/types"
 )
 
 func init() {
@@ -31,7 +32,7 @@ const kafkaBatchRows = 4096
 // kafkaError names the topic and brokers of a failed operation on a 'kafka'
 // table.
 func kafkaError(op, topic string, brokers []string, err error) error {
-	return fmt.Errorf("kafka: %s topic %q on brokers %s: %w", op, topic, strings.Join(brokers, ","), err)
+	return types.WithClass(fmt.Errorf("kafka: %s topic %q on brokers %s: %w", op, topic, strings.Join(brokers, ","), err), types.ClassExternal)
 }
 
 // KafkaSource reads one topic of an external Kafka cluster whose record
@@ -164,8 +165,8 @@ func (s *KafkaSource) Run(ctx context.Context, out operators.Collector) error {
 				return // written after the bounded read started
 			}
 			if _, err := dec.Decode(r.Value); err != nil {
-				recErr = fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
-					r.Topic, r.Partition, r.Offset, err)
+				recErr = types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
+					r.Topic, r.Partition, r.Offset, err), types.ClassUser)
 				return
 			}
 			if dec.Rows() >= kafkaBatchRows {

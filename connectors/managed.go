@@ -14,6 +14,7 @@ import (
 	"github.com/twmb/franz-go/pkg/kgo"
 
 	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/types"
 )
 
 // OptionManagedPartitions sets a managed table's partition count (default 1).
@@ -85,7 +86,7 @@ func newKafkaClient(brokers []string, extra ...kgo.Opt) (*kgo.Client, error) {
 
 // topicError names the topic and brokers of a failed Kafka operation.
 func topicError(op, topic string, brokers []string, err error) error {
-	return fmt.Errorf("managed table: %s topic %q on brokers %s: %w", op, topic, strings.Join(brokers, ","), err)
+	return types.WithClass(fmt.Errorf("managed table: %s topic %q on brokers %s: %w", op, topic, strings.Join(brokers, ","), err), types.ClassExternal)
 }
 
 // CreateManagedTopic creates the topic of managed table t with the partition

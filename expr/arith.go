@@ -81,7 +81,7 @@ func intArith(op string, k types.Kind) kernel {
 					if out.isNull(i) || !ec.isActive(i) {
 						continue
 					}
-					return nil, fmt.Errorf("expr: division by zero in '%s' (%d %s 0)", op, a[i], op)
+					return nil, types.WithClass(fmt.Errorf("expr: division by zero in '%s' (%d %s 0)", op, a[i], op), types.ClassUser)
 				}
 				if op == "/" {
 					r[i] = a[i] / b[i]
@@ -224,7 +224,7 @@ func decArith(op string, sa, sb int32, rt types.DataType) kernel {
 						valid[i] = false
 						continue
 					}
-					return nil, fmt.Errorf("expr: division by zero in '%s' (%s %s 0)", op, a[i].ToString(sa), op)
+					return nil, types.WithClass(fmt.Errorf("expr: division by zero in '%s' (%s %s 0)", op, a[i].ToString(sa), op), types.ClassUser)
 				}
 				if op == "/" {
 					// a/10^sa / (b/10^sb) at scale rs = a*10^(rs-sa+sb) / b.

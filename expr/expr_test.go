@@ -572,8 +572,8 @@ func TestRuntimeErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ev.Eval(b); err == nil || !strings.Contains(err.Error(), "division by zero") {
-		t.Errorf("10/0 error = %v", err)
+	if _, err := ev.Eval(b); err == nil || !strings.Contains(err.Error(), "division by zero") || types.ClassOf(err) != types.ClassUser {
+		t.Errorf("10/0 error = %v (class %v, want user)", err, types.ClassOf(err))
 	}
 	// Guarded by AND, the division is never evaluated for the zero row.
 	guard := mustResolve(t, "AND", mustResolve(t, "<>", Column(0, types.Int), i32(0)),

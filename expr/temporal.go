@@ -212,7 +212,7 @@ func intervalScale(op string) kernel {
 			} else if b[i] != 0 {
 				out.i64[i] = int64(float64(a[i]) / b[i])
 			} else if !out.isNull(i) && ec.isActive(i) {
-				return nil, fmt.Errorf("expr: division by zero in '/' (interval / 0)")
+				return nil, types.WithClass(fmt.Errorf("expr: division by zero in '/' (interval / 0)"), types.ClassUser)
 			}
 		}
 		return out, nil

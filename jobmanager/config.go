@@ -55,6 +55,10 @@ type Config struct {
 	// does not heartbeat for this long is lost. DefaultHeartbeatTimeout when
 	// zero. etcd leases have whole-second TTLs, so it is rounded up.
 	HeartbeatTimeout time.Duration
+	// Checkpoint is the cluster's default checkpointing configuration, which
+	// a session's execution.checkpointing.* options override; nil means
+	// Flink's defaults (checkpoints disabled).
+	Checkpoint *braidv1.CheckpointConfig
 }
 
 func (c *Config) setDefaults() error {

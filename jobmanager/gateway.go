@@ -24,6 +24,7 @@ import (
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/planner"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
@@ -488,22 +489,11 @@ func (x *execution) set(st *ast.SetStmt) error {
 	return x.out.status(okMessage, "")
 }
 
-// checkSetting validates the settings Braid reads.
+// checkSetting refuses a key Braid does not read, naming the closest known
+// ones, and a value that does not parse as its option's type.
 func checkSetting(o *ast.Option) error {
-	switch o.Key {
-	case "parallelism.default", "table.exec.resource.default-parallelism", "pipeline.max-parallelism":
-		n, err := strconv.Atoi(o.Value)
-		if err != nil || (n < 1 && !(n == -1 && o.Key == "table.exec.resource.default-parallelism")) {
-			return userErr(o.Pos, "'%s' must be a positive integer, got '%s'", o.Key, o.Value)
-		}
-	case "table.exec.state.ttl":
-		if _, err := planner.ParseDuration(o.Value); err != nil {
-			return userErr(o.Pos, "'table.exec.state.ttl': %v", err)
-		}
-	case "table.local-time-zone":
-		if _, err := types.LoadZone(o.Value); err != nil {
-			return userErr(o.Pos, "%v", err)
-		}
+	if err := jobgraph.CheckOption(o.Key, o.Value); err != nil {
+		return userErr(o.Pos, "%v", err)
 	}
 	return nil
 }
@@ -521,7 +511,7 @@ func (x *execution) reset(st *ast.ResetStmt) error {
 
 // planner returns a planner over the session's catalog and settings.
 func (x *execution) planner() (*planner.Planner, error) {
-	opts := planner.Options{Config: map[string]string{}, Follow: x.follow}
+	opts := planner.Options{Config: map[string]string{}, Follow: x.follow, Checkpoint: x.g.jm.cfg.Checkpoint}
 	for k, v := range x.s.config {
 		opts.Config[k] = v
 	}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/internal/grpcrecover"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
@@ -160,7 +161,7 @@ func (jm *JobManager) serveGRPC() error {
 		return fmt.Errorf("jobmanager: listen on %s: %w", jm.cfg.Listen, err)
 	}
 	jm.lis = lis
-	jm.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))
+	jm.grpc = grpc.NewServer(append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))...)
 	braidv1.RegisterClientServiceServer(jm.grpc, &clientService{jm: jm})
 	braidv1.RegisterClusterServiceServer(jm.grpc, &clusterService{jm: jm})
 	jm.health = health.NewServer()

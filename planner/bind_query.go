@@ -384,7 +384,7 @@ func applyHints(hints []*ast.Hint, from node, fromNames []string) (hintTTL, erro
 			return agg, errorf(h.Pos, "STATE_TTL takes 'input' = 'duration' pairs, as in STATE_TTL('o' = '1d')")
 		}
 		for _, o := range h.Options {
-			ttl, err := ParseDuration(o.Value)
+			ttl, err := types.ParseDuration(o.Value)
 			if err != nil {
 				return agg, errorf(o.Pos, "STATE_TTL for '%s': %v", o.Key, err)
 			}

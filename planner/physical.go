@@ -476,7 +476,7 @@ func (ph *physical) stateTTL(hint *time.Duration) (int64, error) {
 	if v == "" {
 		return 0, nil
 	}
-	d, err := ParseDuration(v)
+	d, err := types.ParseDuration(v)
 	if err != nil {
 		return 0, fmt.Errorf("table.exec.state.ttl: %w", err)
 	}

@@ -44,6 +44,10 @@ type Options struct {
 	// Follow keeps sources over existing data running for new data; without
 	// it every managed table is read up to its current end.
 	Follow bool
+	// Checkpoint is the cluster's checkpointing default, which the session's
+	// execution.checkpointing.* options override; nil means Flink's defaults
+	// (see jobgraph.ResolveCheckpointing).
+	Checkpoint *braidv1.CheckpointConfig
 }
 
 // Planner plans the statements of one session.
@@ -276,6 +280,9 @@ func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, e
 		g.Config[k] = v
 	}
 	g.Bounded = s.bounded
+	if err := p.resolveJobOptions(g); err != nil {
+		return nil, err
+	}
 	if err := validate(g); err != nil {
 		return nil, fmt.Errorf("planner: internal error: %w", err)
 	}

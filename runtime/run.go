@@ -35,7 +35,7 @@ func (s *Subtask) Run(ctx context.Context) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("subtask panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-			err = fmt.Errorf("runtime: subtask %d of vertex %d panicked: %v", s.task.Subtask, s.task.VertexID, p)
+			err = types.WithClass(fmt.Errorf("runtime: subtask %d of vertex %d panicked: %v", s.task.Subtask, s.task.VertexID, p), types.ClassInternal)
 		}
 		if err != nil {
 			r.abort()
@@ -365,7 +365,7 @@ func (r *run) safeClose(f func() error) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			r.s.log.Error("operator close panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
-			err = fmt.Errorf("runtime: close panicked: %v", p)
+			err = types.WithClass(fmt.Errorf("runtime: close panicked: %v", p), types.ClassInternal)
 		}
 	}()
 	return f()

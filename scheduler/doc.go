@@ -24,4 +24,15 @@
 // then one of the terminal FINISHED, FAILED, CANCELED. metastore stores the
 // status strings; CheckTransition plugs the machine into
 // metastore.Store.SetStatusCheck.
+//
+// RestartPolicy is the job's restart strategy (none, fixed-delay,
+// exponential-delay, failure-rate, as jobgraph.ResolveRestartStrategy
+// resolved it from Flink's options): the job's loop reports each failure
+// with its error class and the time, and gets back whether to restart and
+// after what delay:
+//
+//	p := scheduler.NewRestartPolicy(graph.Restart, nil)
+//	restart, delay, reason := p.OnFailure(now, types.ClassOf(err))
+//	...
+//	p.OnRunning(now) // every subtask runs again
 package scheduler

@@ -213,10 +213,14 @@ func (c *remoteChannel) event(ctx context.Context, ev Event) error {
 }
 
 // callErr reports the caller's context error in preference to the stream
-// error it caused.
+// error it caused. Any other failure to reach or stream to the receiving
+// task manager is a lost peer.
 func (c *remoteChannel) callErr(ctx context.Context, err error) error {
 	if err != nil && ctx.Err() != nil {
 		return ctx.Err()
+	}
+	if err != nil && types.ClassOf(err) == types.ClassUnknown {
+		return types.WithClass(err, types.ClassLostPeer)
 	}
 	return err
 }
@@ -272,7 +276,7 @@ func (c *remoteChannel) finish() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mu.closed {
-		return errors.New("shuffle: channel closed twice")
+		return types.WithClass(errors.New("shuffle: channel closed twice"), types.ClassInternal)
 	}
 	c.mu.closed = true
 	if err := c.openLocked(); err != nil {

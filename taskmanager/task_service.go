@@ -508,6 +508,7 @@ func (tm *TaskManager) report(spec SubtaskSpec, r Subtask, state braidv1.TaskSta
 	}
 	if cause != nil {
 		rep.Error = cause.Error()
+		rep.ErrorClass = wireClass(types.ClassOf(cause))
 	}
 	ctx, cancel := context.WithTimeout(tm.ctx, 10*time.Second)
 	defer cancel()

@@ -17,6 +17,7 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"github.com/braidflow/braid/internal/grpcrecover"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
 )
@@ -111,7 +112,7 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 
 	tm.exchange = shuffle.NewExchange(shuffle.ExchangeOptions{Logger: tm.log})
-	tm.grpc = grpc.NewServer(grpc.MaxRecvMsgSize(64 << 20))
+	tm.grpc = grpc.NewServer(append(grpcrecover.ServerOptions(tm.log), grpc.MaxRecvMsgSize(64<<20))...)
 	braidv1.RegisterTaskServiceServer(tm.grpc, &taskService{tm: tm})
 	braidv1.RegisterDataServiceServer(tm.grpc, tm.exchange)
 	tm.health = health.NewServer()
