@@ -13,6 +13,7 @@ import (
 
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
 )
 
 // clusterService serves ClusterService to the task managers.
@@ -35,6 +36,10 @@ func (s *clusterService) RegisterTaskManager(ctx context.Context, req *braidv1.R
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	s.jm.addTaskManager(info)
+	// NB: a task manager registers again only as a new process or after
+	// it dropped its subtasks (its lease had lapsed): either way the
+	// subtasks the job manager placed there are gone.
+	s.jm.failJobsOn(req.TaskManagerId, "task manager "+req.TaskManagerId+" at "+req.Address+" registered again (it restarted); its subtasks were lost")
 	return &braidv1.RegisterTaskManagerResponse{HeartbeatIntervalMs: (s.jm.cfg.HeartbeatTimeout / 3).Milliseconds()}, nil
 }
 
@@ -67,10 +72,19 @@ func (s *clusterService) ReportTaskStatus(ctx context.Context, r *braidv1.TaskSt
 		s.jm.wg.Add(1)
 		go func() {
 			defer s.jm.wg.Done()
-			s.jm.attributeFailure(j, msg)
+			s.jm.attributeFailure(j, msg, types.ErrorClass(r.ErrorClass))
 		}()
 	}
 	return &braidv1.TaskStatusAck{}, nil
+}
+
+// AcknowledgeCheckpoint passes a subtask's part of a checkpoint to its
+// job's coordinator. Acknowledgements of an earlier attempt are ignored.
+func (s *clusterService) AcknowledgeCheckpoint(ctx context.Context, a *braidv1.CheckpointAck) (*braidv1.CheckpointAckResponse, error) {
+	if j := s.jm.job(a.JobId); j != nil {
+		j.checkpointAck(a)
+	}
+	return &braidv1.CheckpointAckResponse{}, nil
 }
 
 // PushResults relays one collect sink's stream to the job's ResultHandler.
@@ -158,17 +172,36 @@ func (jm *JobManager) taskManagerLost(id string) {
 	msg := "task manager " + id + " at " + info.Address + " was lost (no heartbeat for " + jm.cfg.HeartbeatTimeout.String() + ")"
 	jm.log.Warn("task manager lost", zap.String("task_manager", id), zap.String("address", info.Address))
 	for _, j := range hit {
-		j.finish(StatusFailed, msg)
+		j.fail(msg, types.ClassLostPeer)
 	}
 }
 
-// attributeFailure ends j FAILED with msg, unless one of its task managers
-// is unreachable: then the subtask most likely failed because its peer
-// died, and the job waits (at most a heartbeat timeout) for that task
-// manager's lease to lapse, so the job fails naming the lost task manager.
-func (jm *JobManager) attributeFailure(j *Job, msg string) {
-	if jm.allReachable(j) {
-		j.finish(StatusFailed, msg)
+// failJobsOn fails every job whose current attempt has a subtask on task
+// manager id.
+func (jm *JobManager) failJobsOn(id, msg string) {
+	jm.mu.Lock()
+	var hit []*Job
+	for _, j := range jm.mu.jobs {
+		if j != nil && j.runsOn(id) {
+			hit = append(hit, j)
+		}
+	}
+	jm.mu.Unlock()
+	for _, j := range hit {
+		if !terminal(j.Status()) {
+			j.fail(msg, types.ClassLostPeer)
+		}
+	}
+}
+
+// attributeFailure hands a subtask's failure to the job (see Job.fail),
+// unless one of its task managers is unreachable: then the subtask most
+// likely failed because its peer died, and the job waits (at most a
+// heartbeat timeout) for that task manager's lease to lapse, so the failure
+// names the lost task manager. A job that restarts does not wait.
+func (jm *JobManager) attributeFailure(j *Job, msg string, class types.ErrorClass) {
+	if j.restartable() || jm.allReachable(j) {
+		j.fail(msg, class)
 		return
 	}
 	t := time.NewTimer(jm.cfg.HeartbeatTimeout + time.Second)
@@ -178,13 +211,14 @@ func (jm *JobManager) attributeFailure(j *Job, msg string) {
 	case <-t.C:
 	case <-jm.ctx.Done():
 	}
-	j.finish(StatusFailed, msg)
+	j.fail(msg, class)
 }
 
 // allReachable probes the health service of each task manager of j.
 func (jm *JobManager) allReachable(j *Job) bool {
 	ok := true
-	for _, addr := range j.tmAddrs {
+	_, _, tmAddrs := j.deployment()
+	for _, addr := range tmAddrs {
 		if !jm.probe(addr) {
 			ok = false
 		}

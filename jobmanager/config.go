@@ -59,6 +59,11 @@ type Config struct {
 	// a session's execution.checkpointing.* options override; nil means
 	// Flink's defaults (checkpoints disabled).
 	Checkpoint *braidv1.CheckpointConfig
+	// CheckpointDir is where jobs keep their checkpoints unless they set
+	// state.checkpoints.dir: a directory or file:// URI, or
+	// s3://bucket/prefix?endpoint=...&region=.... Empty means
+	// DataDir/checkpoints.
+	CheckpointDir string
 }
 
 func (c *Config) setDefaults() error {

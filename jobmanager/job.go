@@ -18,11 +18,12 @@ import (
 // one (a deploy that fails, a bounded job that ends before RUNNING is
 // recorded; etcd then sees RUNNING first, as scheduler.JobStatus demands).
 const (
-	StatusCreated  = string(scheduler.JobCreated)
-	StatusRunning  = string(scheduler.JobRunning)
-	StatusFinished = string(scheduler.JobFinished)
-	StatusFailed   = string(scheduler.JobFailed)
-	StatusCanceled = string(scheduler.JobCanceled)
+	StatusCreated    = string(scheduler.JobCreated)
+	StatusRunning    = string(scheduler.JobRunning)
+	StatusFinished   = string(scheduler.JobFinished)
+	StatusFailed     = string(scheduler.JobFailed)
+	StatusCanceled   = string(scheduler.JobCanceled)
+	StatusRestarting = string(scheduler.JobRestarting)
 )
 
 func terminal(status string) bool { return scheduler.JobStatus(status).Terminal() }
@@ -46,16 +47,21 @@ type subtaskState struct {
 	remoteOut  int64
 }
 
-// Job is a submitted job as the job manager tracks it.
+// Job is a submitted job as the job manager tracks it. A job runs in
+// attempts: the first deployment is attempt 0, and each restart after a
+// failure deploys attempt+1 from the latest completed checkpoint.
 type Job struct {
-	jm         *JobManager
-	id         string
-	graph      *braidv1.JobGraph
-	placements []*braidv1.Placement
-	startMs    int64
-	done       chan struct{}
-	// tmIDs are the task managers the job runs on, with their addresses.
-	tmAddrs map[string]string
+	jm      *JobManager
+	id      string
+	graph   *braidv1.JobGraph
+	startMs int64
+	done    chan struct{}
+	// restart decides whether a failure restarts the job; used under mu.
+	restart *scheduler.RestartPolicy
+
+	// cpNext is above every checkpoint id any attempt triggered.
+	cpMu   sync.Mutex
+	cpNext int64
 
 	// transition serializes status changes with their etcd writes, so etcd
 	// sees them in order.
@@ -71,30 +77,52 @@ type Job struct {
 		errMsg   string
 		endMs    int64
 		subtasks map[subtaskKey]*subtaskState
-		// failing is set once a failure is being attributed (see
-		// JobManager.attributeFailure); later failures are ignored.
+		// failing is set once a failure of the current attempt is being
+		// handled; later failures of that attempt are ignored.
 		failing bool
+		// attempt numbers the current deployment; placements and tmAddrs
+		// (task manager id -> address) are where it runs.
+		attempt    int32
+		placements []*braidv1.Placement
+		tmAddrs    map[string]string
+		// cp coordinates the current attempt's checkpoints; nil when the
+		// job takes none or between attempts.
+		cp *checkpointRun
 	}
 }
 
 func newJob(jm *JobManager, graph *braidv1.JobGraph, placements []*braidv1.Placement, results ResultHandler) *Job {
 	j := &Job{
-		jm:         jm,
-		id:         graph.JobId,
-		graph:      graph,
-		placements: placements,
-		startMs:    time.Now().UnixMilli(),
-		done:       make(chan struct{}),
-		tmAddrs:    map[string]string{},
-		results:    results,
+		jm:      jm,
+		id:      graph.JobId,
+		graph:   graph,
+		startMs: time.Now().UnixMilli(),
+		done:    make(chan struct{}),
+		results: results,
+		restart: scheduler.NewRestartPolicy(graph.Restart, nil),
 	}
 	j.mu.status = StatusCreated
+	j.setPlacementsLocked(placements)
+	return j
+}
+
+// setPlacementsLocked makes placements the current attempt's, every
+// subtask DEPLOYING. j.mu must be held (or j not yet shared).
+func (j *Job) setPlacementsLocked(placements []*braidv1.Placement) {
+	j.mu.placements = placements
+	j.mu.tmAddrs = map[string]string{}
 	j.mu.subtasks = make(map[subtaskKey]*subtaskState, len(placements))
 	for _, p := range placements {
 		j.mu.subtasks[subtaskKey{p.Vertex, p.Subtask}] = &subtaskState{tmID: p.TaskManagerId, addr: p.Address, state: braidv1.TaskState_TASK_STATE_DEPLOYING}
-		j.tmAddrs[p.TaskManagerId] = p.Address
+		j.mu.tmAddrs[p.TaskManagerId] = p.Address
 	}
-	return j
+}
+
+// deployment returns the current attempt and where it runs.
+func (j *Job) deployment() (attempt int32, placements []*braidv1.Placement, tmAddrs map[string]string) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.mu.attempt, j.mu.placements, j.mu.tmAddrs
 }
 
 // ID returns the job id.
@@ -130,9 +158,12 @@ func (j *Job) Wait(ctx context.Context) (string, error) {
 	return j.mu.status, nil
 }
 
-// runsOn reports whether a subtask of the job is placed on task manager id.
+// runsOn reports whether a subtask of the job's current attempt is placed
+// on task manager id.
 func (j *Job) runsOn(id string) bool {
-	_, ok := j.tmAddrs[id]
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	_, ok := j.mu.tmAddrs[id]
 	return ok
 }
 
@@ -141,8 +172,8 @@ func (j *Job) runsOn(id string) bool {
 func (j *Job) applyReport(r *braidv1.TaskStatusReport) (status, msg string) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if terminal(j.mu.status) {
-		return "", ""
+	if terminal(j.mu.status) || r.Attempt != j.mu.attempt {
+		return "", "" // NB: a late report of an earlier attempt
 	}
 	st, ok := j.mu.subtasks[subtaskKey{r.Vertex, r.Subtask}]
 	if !ok || subtaskEnded(st.state) {
@@ -161,6 +192,9 @@ func (j *Job) applyReport(r *braidv1.TaskStatusReport) (status, msg string) {
 		return StatusFailed, fmt.Sprintf("subtask %s (%d/%d) on task manager %s failed: %s",
 			j.vertexName(r.Vertex), r.Subtask+1, j.parallelism(r.Vertex), r.TaskManagerId, r.Error)
 	case braidv1.TaskState_TASK_STATE_FINISHED:
+		if cp := j.mu.cp; cp != nil {
+			cp.taskFinished(int(r.Vertex), int(r.Subtask))
+		}
 		for _, s := range j.mu.subtasks {
 			if s.state != braidv1.TaskState_TASK_STATE_FINISHED {
 				return "", ""
@@ -207,11 +241,12 @@ func (j *Job) setRunning() {
 	j.transition.Lock()
 	defer j.transition.Unlock()
 	j.mu.Lock()
-	if j.mu.status != StatusCreated {
+	if j.mu.status != StatusCreated && j.mu.status != StatusRestarting {
 		j.mu.Unlock()
 		return
 	}
 	j.mu.status = StatusRunning
+	j.restart.OnRunning(time.Now())
 	j.mu.Unlock()
 	j.jm.recordStatus(j, StatusRunning, "", 0)
 }
@@ -230,7 +265,10 @@ func (j *Job) finish(status, msg string) {
 	from := j.mu.status
 	j.mu.status, j.mu.errMsg, j.mu.endMs = status, msg, time.Now().UnixMilli()
 	endMs := j.mu.endMs
+	cp := j.mu.cp
+	j.mu.cp = nil
 	j.mu.Unlock()
+	cp.stop()
 	if from == StatusCreated && !scheduler.JobStatus(from).CanTransition(scheduler.JobStatus(status)) {
 		j.jm.recordStatus(j, StatusRunning, "", 0)
 	}

@@ -17,9 +17,12 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
+	"google.golang.org/protobuf/proto"
+
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/grpcrecover"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
@@ -57,7 +60,9 @@ type JobManager struct {
 		// tms are the live task managers by id.
 		tms map[string]metastore.TaskManagerInfo
 		// conns are client connections to task managers by address.
-		conns   map[string]*grpc.ClientConn
+		conns map[string]*grpc.ClientConn
+		// resumed are jobs of an earlier run to restart once serving.
+		resumed []*Job
 		started bool
 		closed  bool
 	}
@@ -151,6 +156,7 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		defer jm.wg.Done()
 		jm.watchMembers(events)
 	}()
+	jm.restartResumed()
 	jm.log.Info("job manager started", zap.String("address", jm.Addr()), zap.String("http", jm.HTTPAddr()))
 	return nil
 }
@@ -345,8 +351,9 @@ func (jm *JobManager) dropConn(addr string) {
 // forgetEarlierRun drops what an earlier job manager left in etcd: its task
 // manager registrations (live task managers learn it from their next
 // heartbeat, cancel their subtasks and register again; dead ones would
-// otherwise hold slots until their leases lapse) and its unfinished jobs,
-// which are recorded FAILED because nothing recovers them yet.
+// otherwise hold slots until their leases lapse). Its unfinished jobs are
+// resumed from their latest checkpoint when they have one and can restart
+// (see resumeJob); the others are recorded FAILED.
 func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 	tms, err := jm.store.ListTaskManagers(ctx)
 	if err != nil {
@@ -361,14 +368,82 @@ func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	for _, j := range jobs {
-		if scheduler.JobStatus(j.Status).Terminal() {
+	for _, rec := range jobs {
+		if scheduler.JobStatus(rec.Status).Terminal() {
 			continue
 		}
-		msg := "the job manager restarted while the job ran; it was not recovered (recovery from checkpoints is not built yet)"
-		if err := jm.store.SetJobStatus(ctx, j.ID, StatusFailed, msg, time.Now().UnixMilli()); err != nil {
-			jm.log.Warn("marking a job of an earlier run failed", zap.String("job", j.ID), zap.Error(err))
+		msg, err := jm.resumeJob(ctx, rec)
+		if err != nil {
+			return err
+		}
+		if msg == "" {
+			continue
+		}
+		if err := jm.store.SetJobStatus(ctx, rec.ID, StatusFailed, msg, time.Now().UnixMilli()); err != nil {
+			jm.log.Warn("marking a job of an earlier run failed", zap.String("job", rec.ID), zap.Error(err))
 		}
 	}
 	return nil
+}
+
+// resumeJob takes over a job that an earlier job manager ran: when it has a
+// completed checkpoint and no client waits for its rows, it becomes
+// RESTARTING here and is deployed again once task managers register.
+// Otherwise resumeJob returns why it cannot be resumed.
+func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (string, error) {
+	var g braidv1.JobGraph
+	if err := proto.Unmarshal(rec.Graph, &g); err != nil {
+		return "the job manager restarted and could not read the job's graph: " + err.Error(), nil
+	}
+	for _, v := range g.Vertices {
+		for _, op := range v.Chain {
+			if op.Kind == jobgraph.KindCollect {
+				return "the job manager restarted while the job streamed its rows to a client", nil
+			}
+		}
+	}
+	_, ok, err := jm.store.LatestCheckpoint(ctx, rec.ID)
+	if err != nil {
+		return "", err
+	}
+	if !ok || !checkpointing(&g) {
+		return "the job manager restarted while the job ran, and the job had no completed checkpoint to resume from", nil
+	}
+	j := newJob(jm, &g, nil, nil)
+	j.startMs = rec.StartUnixMs
+	j.mu.status = StatusRestarting
+	// NB: attempts of the resumed job count from this job manager's start
+	// (in seconds), above any attempt the earlier one deployed, so task
+	// managers replace whatever of the job they still run.
+	j.mu.attempt = int32(time.Now().Unix() - resumeEpoch)
+	if rec.Status != StatusRestarting {
+		if err := jm.store.SetJobStatus(ctx, rec.ID, StatusRestarting, "the job manager restarted", 0); err != nil {
+			return "", err
+		}
+	}
+	jm.mu.Lock()
+	jm.mu.jobs[j.id] = j
+	jm.mu.resumed = append(jm.mu.resumed, j)
+	jm.mu.Unlock()
+	jm.log.Info("resuming job of an earlier run", zap.String("job", j.id))
+	return "", nil
+}
+
+// resumeEpoch is subtracted from the Unix time that numbers a resumed job's
+// attempts, keeping them in an int32.
+const resumeEpoch = 1_700_000_000
+
+// restartResumed starts the restart of the jobs resumeJob took over.
+func (jm *JobManager) restartResumed() {
+	jm.mu.Lock()
+	jobs := jm.mu.resumed
+	jm.mu.resumed = nil
+	jm.mu.Unlock()
+	for _, j := range jobs {
+		jm.wg.Add(1)
+		go func() {
+			defer jm.wg.Done()
+			jm.restartJob(j, 0)
+		}()
+	}
 }

@@ -10,8 +10,10 @@ import (
 // metrics are the job manager's Prometheus metrics, in a registry of its
 // own so several job managers can live in one process.
 type metrics struct {
-	reg       *prometheus.Registry
-	jobsEnded *prometheus.CounterVec
+	reg         *prometheus.Registry
+	jobsEnded   *prometheus.CounterVec
+	checkpoints *prometheus.CounterVec
+	restarts    prometheus.Counter
 }
 
 func newMetrics(jm *JobManager) *metrics {
@@ -23,8 +25,16 @@ func newMetrics(jm *JobManager) *metrics {
 	for _, s := range []string{StatusFinished, StatusFailed, StatusCanceled} {
 		m.jobsEnded.WithLabelValues(s)
 	}
+	m.checkpoints = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "braid", Subsystem: "jobmanager", Name: "checkpoints_total",
+		Help: "Checkpoints that ended, by outcome (completed, aborted).",
+	}, []string{"outcome"})
+	m.restarts = prometheus.NewCounter(prometheus.CounterOpts{
+		Namespace: "braid", Subsystem: "jobmanager", Name: "job_restarts_total",
+		Help: "Restarts of jobs after a failure.",
+	})
 	m.reg.MustRegister(
-		m.jobsEnded,
+		m.jobsEnded, m.checkpoints, m.restarts,
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Namespace: "braid", Subsystem: "jobmanager", Name: "task_managers",
 			Help: "Registered task managers.",
@@ -48,6 +58,14 @@ func newMetrics(jm *JobManager) *metrics {
 }
 
 func (m *metrics) jobEnded(status string) { m.jobsEnded.WithLabelValues(status).Inc() }
+
+func (m *metrics) checkpointEnded(completed bool) {
+	outcome := "aborted"
+	if completed {
+		outcome = "completed"
+	}
+	m.checkpoints.WithLabelValues(outcome).Inc()
+}
 
 // handler serves /healthz and /metrics.
 func (m *metrics) handler() http.Handler {

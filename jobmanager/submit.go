@@ -94,11 +94,12 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 		return nil, err
 	}
 	jm.log.Info("job submitted", zap.String("job", j.id), zap.String("name", graph.Name), zap.Int("subtasks", len(placements)))
-	if err := jm.deploy(ctx, j); err != nil {
+	if err := jm.deploy(ctx, j, nil); err != nil {
 		j.finish(StatusFailed, err.Error())
 		return nil, err
 	}
 	j.setRunning()
+	j.startCheckpoints()
 	return j, nil
 }
 
@@ -133,7 +134,8 @@ func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
 	if err != nil {
 		return fmt.Errorf("jobmanager: encode job graph: %w", err)
 	}
-	placements, err := encodePlacements(j.placements)
+	_, ps, _ := j.deployment()
+	placements, err := encodePlacements(ps)
 	if err != nil {
 		return err
 	}
@@ -171,11 +173,17 @@ func (jm *JobManager) recordStatus(j *Job, status, msg string, endMs int64) {
 	}
 }
 
-// deploy sends each involved task manager its subtasks, all at once.
-func (jm *JobManager) deploy(ctx context.Context, j *Job) error {
+// deploy sends each task manager of the job's current attempt its
+// subtasks, all at once, restoring from restore when it is set.
+func (jm *JobManager) deploy(ctx context.Context, j *Job, restore *braidv1.RestoreSpec) error {
+	attempt, placements, tmAddrs := j.deployment()
 	byTM := map[string][]*braidv1.SubtaskRef{}
-	for _, p := range j.placements {
+	for _, p := range placements {
 		byTM[p.TaskManagerId] = append(byTM[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
+	}
+	storage := ""
+	if checkpointing(j.graph) {
+		storage = jm.checkpointStorageURI(j)
 	}
 	var (
 		wg   sync.WaitGroup
@@ -183,8 +191,9 @@ func (jm *JobManager) deploy(ctx context.Context, j *Job) error {
 		errs []error
 	)
 	for tmID, refs := range byTM {
-		addr := j.tmAddrs[tmID]
-		req := &braidv1.DeployTasksRequest{Graph: j.graph, Placements: j.placements, Deploy: refs, JobManagerAddress: jm.Addr()}
+		addr := tmAddrs[tmID]
+		req := &braidv1.DeployTasksRequest{Graph: j.graph, Placements: placements, Deploy: refs, JobManagerAddress: jm.Addr(),
+			Attempt: attempt, Restore: restore, CheckpointStorage: storage}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -217,7 +226,8 @@ func (jm *JobManager) deployTo(ctx context.Context, addr string, req *braidv1.De
 // cancelOnTaskManagers asks every task manager of j, except skip, to cancel
 // the job, in the background. Unreachable task managers are only logged.
 func (jm *JobManager) cancelOnTaskManagers(j *Job, skip string) {
-	for tmID, addr := range j.tmAddrs {
+	_, _, tmAddrs := j.deployment()
+	for tmID, addr := range tmAddrs {
 		if tmID == skip {
 			continue
 		}

@@ -6,13 +6,16 @@ import "fmt"
 // jobs/<id>/status.
 //
 //	CREATED ──> RUNNING ──> FINISHED
-//	   │           ├──────> FAILED
-//	   │           └──────> CANCELED
+//	   │         │  ▲ ├──────> FAILED
+//	   │         │  │ └──────> CANCELED
+//	   │         ▼  │
+//	   │       RESTARTING ───> FAILED, CANCELED
 //	   ├──────────────────> FAILED     (deployment failed)
 //	   └──────────────────> CANCELED   (cancelled before it ran)
 //
-// FINISHED, FAILED and CANCELED are terminal: nothing leaves them. A
-// failover that restarts subtasks keeps the job RUNNING.
+// FINISHED, FAILED and CANCELED are terminal: nothing leaves them. A job
+// whose subtask failed and that its restart strategy restarts is
+// RESTARTING until it is deployed again (from its latest checkpoint).
 type JobStatus string
 
 // The job statuses.
@@ -22,15 +25,19 @@ const (
 	JobFinished JobStatus = "FINISHED"
 	JobFailed   JobStatus = "FAILED"
 	JobCanceled JobStatus = "CANCELED"
+	// JobRestarting: a subtask failed; the job waits for its restart delay
+	// and for slots, then runs again from its latest checkpoint.
+	JobRestarting JobStatus = "RESTARTING"
 )
 
 // transitions lists each status's legal successors.
 var transitions = map[JobStatus][]JobStatus{
-	JobCreated:  {JobRunning, JobFailed, JobCanceled},
-	JobRunning:  {JobFinished, JobFailed, JobCanceled},
-	JobFinished: nil,
-	JobFailed:   nil,
-	JobCanceled: nil,
+	JobCreated:    {JobRunning, JobFailed, JobCanceled},
+	JobRunning:    {JobFinished, JobFailed, JobCanceled, JobRestarting},
+	JobRestarting: {JobRunning, JobFailed, JobCanceled},
+	JobFinished:   nil,
+	JobFailed:     nil,
+	JobCanceled:   nil,
 }
 
 // ParseJobStatus returns the status named s, or an error for any other
@@ -43,7 +50,7 @@ func ParseJobStatus(s string) (JobStatus, error) {
 	return st, nil
 }
 
-// Valid reports whether s is one of the five statuses.
+// Valid reports whether s is one of the six statuses.
 func (s JobStatus) Valid() bool {
 	_, ok := transitions[s]
 	return ok

@@ -3,14 +3,18 @@ package scheduler
 import "testing"
 
 func TestJobStatusTransitions(t *testing.T) {
-	all := []JobStatus{JobCreated, JobRunning, JobFinished, JobFailed, JobCanceled}
+	all := []JobStatus{JobCreated, JobRunning, JobFinished, JobFailed, JobCanceled, JobRestarting}
 	legal := map[[2]JobStatus]bool{
-		{JobCreated, JobRunning}:  true,
-		{JobCreated, JobFailed}:   true,
-		{JobCreated, JobCanceled}: true,
-		{JobRunning, JobFinished}: true,
-		{JobRunning, JobFailed}:   true,
-		{JobRunning, JobCanceled}: true,
+		{JobCreated, JobRunning}:     true,
+		{JobCreated, JobFailed}:      true,
+		{JobCreated, JobCanceled}:    true,
+		{JobRunning, JobFinished}:    true,
+		{JobRunning, JobFailed}:      true,
+		{JobRunning, JobCanceled}:    true,
+		{JobRunning, JobRestarting}:  true,
+		{JobRestarting, JobRunning}:  true,
+		{JobRestarting, JobFailed}:   true,
+		{JobRestarting, JobCanceled}: true,
 	}
 	for _, from := range all {
 		for _, to := range all {
@@ -31,7 +35,7 @@ func TestJobStatusTransitions(t *testing.T) {
 			t.Errorf("%s.Terminal() = %v", s, s.Terminal())
 		}
 	}
-	if JobStatus("RESTARTING").CanTransition(JobRunning) || JobRunning.CanTransition("running") {
+	if JobStatus("SUSPENDED").CanTransition(JobRunning) || JobRunning.CanTransition("running") {
 		t.Error("unknown status allowed in a transition")
 	}
 }
@@ -40,7 +44,7 @@ func TestParseJobStatus(t *testing.T) {
 	if s, err := ParseJobStatus("FAILED"); err != nil || s != JobFailed {
 		t.Fatalf("ParseJobStatus(FAILED) = %q, %v", s, err)
 	}
-	for _, bad := range []string{"", "failed", "RESTARTING"} {
+	for _, bad := range []string{"", "failed", "restarting"} {
 		if _, err := ParseJobStatus(bad); err == nil {
 			t.Errorf("ParseJobStatus(%q) accepted", bad)
 		}

@@ -37,14 +37,25 @@ type snapshotter struct {
 	vertex   int
 	subtask  int
 	uploader *checkpoint.Uploader
-	queue    chan runtime.Snapshot
+	queue    chan snapshotItem
 	once     sync.Once
+	// handles are the backend handles of checkpoints acknowledged and not
+	// yet known complete; owned by loop.
+	handles map[int64]*checkpoint.BackendHandle
+}
+
+// snapshotItem is a snapshot to upload, or (snap nil) the news that
+// checkpoint completed: its files may be reused from then on.
+type snapshotItem struct {
+	snap      *runtime.Snapshot
+	completed int64
 }
 
 var _ runtime.SnapshotHandler = (*snapshotter)(nil)
 
 func newSnapshotter(tm *TaskManager, j *runningJob, vertex, subtask int, seed *checkpoint.BackendHandle) *snapshotter {
-	s := &snapshotter{tm: tm, j: j, vertex: vertex, subtask: subtask, queue: make(chan runtime.Snapshot, snapshotQueue),
+	s := &snapshotter{tm: tm, j: j, vertex: vertex, subtask: subtask, queue: make(chan snapshotItem, snapshotQueue),
+		handles:  map[int64]*checkpoint.BackendHandle{},
 		uploader: checkpoint.NewUploader(j.storage, fmt.Sprintf("shared/%d-%d", vertex, subtask))}
 	if seed != nil {
 		s.uploader.Seed(seed)
@@ -54,16 +65,32 @@ func newSnapshotter(tm *TaskManager, j *runningJob, vertex, subtask int, seed *c
 
 // Snapshot queues snap for upload; a full queue declines it.
 func (s *snapshotter) Snapshot(snap runtime.Snapshot) {
-	s.once.Do(func() {
-		s.j.uploads.Add(1)
-		go s.loop()
-	})
+	s.start()
 	select {
-	case s.queue <- snap:
+	case s.queue <- snapshotItem{snap: &snap}:
 	default:
 		os.RemoveAll(snap.BackendDir)
 		s.Decline(snap.ID, fmt.Errorf("%d snapshots already wait for upload", snapshotQueue))
 	}
+}
+
+// completed tells the uploader that checkpoint id completed, so the state
+// files it uploaded for id may be reused by later checkpoints (only files
+// of a completed checkpoint are). A notice that does not fit is dropped:
+// the files are uploaded again, which costs time, never correctness.
+func (s *snapshotter) completed(id int64) {
+	s.start()
+	select {
+	case s.queue <- snapshotItem{completed: id}:
+	default:
+	}
+}
+
+func (s *snapshotter) start() {
+	s.once.Do(func() {
+		s.j.uploads.Add(1)
+		go s.loop()
+	})
 }
 
 // Decline tells the job manager that the subtask cannot take part in
@@ -76,13 +103,26 @@ func (s *snapshotter) loop() {
 	defer s.j.uploads.Done()
 	for {
 		select {
-		case snap := <-s.queue:
-			s.upload(snap)
+		case it := <-s.queue:
+			if it.snap != nil {
+				s.upload(*it.snap)
+				continue
+			}
+			for id, h := range s.handles {
+				if id == it.completed {
+					s.uploader.Seed(h)
+				}
+				if id <= it.completed {
+					delete(s.handles, id)
+				}
+			}
 		case <-s.j.ctx.Done():
 			for {
 				select {
-				case snap := <-s.queue:
-					os.RemoveAll(snap.BackendDir)
+				case it := <-s.queue:
+					if it.snap != nil {
+						os.RemoveAll(it.snap.BackendDir)
+					}
 				default:
 					return
 				}
@@ -104,6 +144,9 @@ func (s *snapshotter) upload(snap runtime.Snapshot) {
 			return
 		}
 		st.Backend = h
+		if !savepoint {
+			s.handles[snap.ID] = h
+		}
 		s.tm.log.Debug("state uploaded", zap.String("job", s.j.id), zap.Int64("checkpoint", snap.ID),
 			zap.Int("vertex", s.vertex), zap.Int("subtask", s.subtask), zap.Int64("uploaded_bytes", n),
 			zap.Int64("total_bytes", h.Size()), zap.Duration("took", time.Since(start)))
@@ -248,6 +291,11 @@ func (tm *TaskManager) notifyCheckpoint(req *braidv1.NotifyCheckpointRequest) {
 	j.forgetSavepoint(req.CheckpointId)
 	for _, s := range j.allSubtasks() {
 		s.NotifyCheckpoint(req.CheckpointId, req.Completed)
+	}
+	if req.Completed {
+		for _, sn := range j.allSnapshotters() {
+			sn.completed(req.CheckpointId)
+		}
 	}
 }
 

@@ -83,9 +83,16 @@ type runningJob struct {
 
 	mu struct {
 		sync.Mutex
-		subtasks   map[[2]int]checkpointable
-		savepoints map[int64]bool
+		subtasks     map[[2]int]checkpointable
+		snapshotters []*snapshotter
+		savepoints   map[int64]bool
 	}
+}
+
+func (j *runningJob) allSnapshotters() []*snapshotter {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return append([]*snapshotter(nil), j.mu.snapshotters...)
 }
 
 func (j *runningJob) subtask(vertex, subtask int) checkpointable {
@@ -274,7 +281,11 @@ func (tm *TaskManager) restore(ctx context.Context, j *runningJob, rs *restoreSo
 		spec.Restore, seed = info, h
 	}
 	if j.storage != nil {
-		spec.Checkpoints = newSnapshotter(tm, j, spec.Vertex, spec.Subtask, seed)
+		sn := newSnapshotter(tm, j, spec.Vertex, spec.Subtask, seed)
+		j.mu.Lock()
+		j.mu.snapshotters = append(j.mu.snapshotters, sn)
+		j.mu.Unlock()
+		spec.Checkpoints = sn
 	}
 	return nil
 }
@@ -409,10 +420,10 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 		Parallelism:    p,
 		MaxParallelism: maxP,
 		KeyGroups:      types.KeyGroupRangeFor(int(ref.Subtask), p, maxP),
-		Config:          g.Config,
-		Bounded:         g.Bounded,
-		Brokers:         brokers,
-		Logger:          tm.log.With(zap.String("job", g.JobId), zap.String("vertex", v.Name), zap.Int32("subtask", ref.Subtask)),
+		Config:         g.Config,
+		Bounded:        g.Bounded,
+		Brokers:        brokers,
+		Logger:         tm.log.With(zap.String("job", g.JobId), zap.String("vertex", v.Name), zap.Int32("subtask", ref.Subtask)),
 	}
 	if hasCollect(v) {
 		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobId, subtask: ref.Subtask}

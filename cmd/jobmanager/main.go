@@ -28,6 +28,7 @@ func main() {
 	etcd := flag.String("etcd", "", "comma-separated etcd endpoints (empty: run an embedded etcd)")
 	kafka := flag.String("kafka", "", "comma-separated Kafka bootstrap servers (empty: run an embedded broker)")
 	heartbeat := flag.Duration("heartbeat-timeout", jobmanager.DefaultHeartbeatTimeout, "a task manager silent this long is lost")
+	checkpointDir := flag.String("checkpoint-dir", "", "default checkpoint storage: a directory, file:// or s3://bucket/prefix?endpoint=...&region=... URI (empty: <data-dir>/checkpoints)")
 	flag.Parse()
 
 	log, err := zap.NewProduction()
@@ -42,7 +43,7 @@ func main() {
 	jm, err := jobmanager.New(jobmanager.Config{
 		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
 		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
-		Logger: log, HeartbeatTimeout: *heartbeat,
+		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir,
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))

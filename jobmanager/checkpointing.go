@@ -1,0 +1,413 @@
+package jobmanager
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/braidflow/braid/checkpoint"
+	"github.com/braidflow/braid/metastore"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+)
+
+// checkpointing reports whether graph takes periodic checkpoints.
+func checkpointing(g *braidv1.JobGraph) bool {
+	return g.GetCheckpoint().GetIntervalMs() > 0
+}
+
+// checkpointStorageURI is where job j keeps its checkpoints: the job's
+// state.checkpoints.dir, else the cluster's --checkpoint-dir, else
+// DataDir/checkpoints; a directory per job under it.
+func (jm *JobManager) checkpointStorageURI(j *Job) string {
+	base := j.graph.GetCheckpoint().GetDir()
+	if base == "" {
+		base = jm.cfg.CheckpointDir
+	}
+	if base == "" {
+		base = filepath.Join(jm.cfg.DataDir, "checkpoints")
+	}
+	return joinStorageURI(base, j.id)
+}
+
+// joinStorageURI appends elem to the path of a storage URI (a plain path,
+// file:// or s3://), before any query.
+func joinStorageURI(base, elem string) string {
+	u, err := url.Parse(base)
+	if err != nil || u.Scheme == "" {
+		abs, aerr := filepath.Abs(base)
+		if aerr != nil {
+			abs = base
+		}
+		return "file://" + filepath.ToSlash(filepath.Join(abs, elem))
+	}
+	u.Path = path.Join(u.Path, elem)
+	return u.String()
+}
+
+// cpTick is how often a checkpoint run checks its timers.
+const cpTick = 50 * time.Millisecond
+
+// checkpointRun coordinates the checkpoints of one attempt of a job: the
+// coordinator state machine, and the one goroutine (loop) that feeds it
+// events and performs its actions: triggers and notices to task managers,
+// manifests to checkpoint storage, pointers to etcd, deletions.
+type checkpointRun struct {
+	jm      *JobManager
+	j       *Job
+	attempt int32
+	tmAddrs map[string]string
+	// sources lists, per task manager, its source subtasks.
+	sources  map[string][]*braidv1.SubtaskRef
+	vertices []checkpoint.VertexInfo
+	uri      string
+	log      *zap.Logger
+
+	events   chan func(now time.Time) []checkpoint.Action
+	done     chan struct{}
+	stopped  chan struct{}
+	stopOnce sync.Once
+
+	// Owned by loop.
+	storage *checkpoint.Storage
+	coord   *checkpoint.Coordinator
+	latest  int64 // id of the job's latest checkpoint in etcd
+}
+
+// startCheckpoints starts coordinating the checkpoints of the job's
+// current attempt, when the job takes checkpoints.
+func (j *Job) startCheckpoints() {
+	if !checkpointing(j.graph) {
+		return
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if terminal(j.mu.status) || j.mu.cp != nil {
+		return
+	}
+	r := &checkpointRun{jm: j.jm, j: j, attempt: j.mu.attempt, tmAddrs: j.mu.tmAddrs,
+		sources: map[string][]*braidv1.SubtaskRef{}, uri: j.jm.checkpointStorageURI(j),
+		log:    j.jm.log.With(zap.String("job", j.id), zap.Int32("attempt", j.mu.attempt)),
+		events: make(chan func(time.Time) []checkpoint.Action, 256), done: make(chan struct{}), stopped: make(chan struct{})}
+	var tasks, sources []checkpoint.TaskID
+	for _, p := range j.mu.placements {
+		t := checkpoint.TaskID{Vertex: int(p.Vertex), Subtask: int(p.Subtask)}
+		tasks = append(tasks, t)
+		if v := j.vertex(p.Vertex); v != nil && len(v.Chain) > 0 && isSourceVertex(j.graph, v) {
+			sources = append(sources, t)
+			r.sources[p.TaskManagerId] = append(r.sources[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
+		}
+	}
+	for _, v := range j.graph.Vertices {
+		info := checkpoint.VertexInfo{ID: int(v.Id), Parallelism: int(v.Parallelism)}
+		for _, op := range v.Chain {
+			info.OperatorUIDs = append(info.OperatorUIDs, op.Uid)
+		}
+		r.vertices = append(r.vertices, info)
+	}
+	j.mu.cp = r
+	j.jm.wg.Add(1)
+	go func() {
+		defer j.jm.wg.Done()
+		defer close(r.stopped)
+		r.loop(tasks, sources)
+	}()
+}
+
+// isSourceVertex reports whether v has no inputs: its first operator is a
+// source, which checkpoint triggers go to.
+func isSourceVertex(g *braidv1.JobGraph, v *braidv1.Vertex) bool {
+	for _, e := range g.Edges {
+		if e.Target == v.Id {
+			return false
+		}
+	}
+	return true
+}
+
+// stop ends the run and waits for its loop. Safe on nil and more than once.
+func (r *checkpointRun) stop() {
+	if r == nil {
+		return
+	}
+	r.stopOnce.Do(func() { close(r.done) })
+	<-r.stopped
+}
+
+// post hands the loop an event; an event that does not fit is dropped (the
+// checkpoint it concerns then times out).
+func (r *checkpointRun) post(ev func(now time.Time) []checkpoint.Action) {
+	select {
+	case r.events <- ev:
+	default:
+		r.log.Warn("checkpoint event dropped: queue full")
+	}
+}
+
+func (r *checkpointRun) taskFinished(vertex, subtask int) {
+	r.post(func(time.Time) []checkpoint.Action {
+		return r.coord.TaskFinished(checkpoint.TaskID{Vertex: vertex, Subtask: subtask})
+	})
+}
+
+// ack passes a subtask's acknowledgement (or refusal) to the coordinator.
+func (r *checkpointRun) ack(a *braidv1.CheckpointAck) {
+	t := checkpoint.TaskID{Vertex: int(a.Vertex), Subtask: int(a.Subtask)}
+	if a.Declined {
+		r.post(func(now time.Time) []checkpoint.Action {
+			r.log.Info("checkpoint declined", zap.Int64("checkpoint", a.CheckpointId), zap.Stringer("task", t), zap.String("reason", a.Reason))
+			return r.coord.Decline(a.CheckpointId, t, a.Reason, now)
+		})
+		return
+	}
+	var st checkpoint.SubtaskState
+	if err := json.Unmarshal(a.State, &st); err != nil {
+		reason := fmt.Sprintf("undecodable state handle: %v", err)
+		r.post(func(now time.Time) []checkpoint.Action { return r.coord.Decline(a.CheckpointId, t, reason, now) })
+		return
+	}
+	r.post(func(now time.Time) []checkpoint.Action { return r.coord.Ack(a.CheckpointId, t, st, now) })
+}
+
+func (r *checkpointRun) loop(tasks, sources []checkpoint.TaskID) {
+	ctx, cancel := context.WithCancel(r.jm.ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-r.done:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	if err := r.open(ctx, tasks, sources); err != nil {
+		if ctx.Err() == nil {
+			r.log.Warn("checkpoints disabled for this attempt", zap.Error(err))
+		}
+		return
+	}
+	defer r.storage.Close()
+	t := time.NewTicker(cpTick)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-t.C:
+			r.perform(ctx, r.coord.Tick(now))
+		case ev := <-r.events:
+			r.perform(ctx, ev(time.Now()))
+		}
+	}
+}
+
+// open opens the storage and builds the coordinator over the checkpoints
+// the job already has.
+func (r *checkpointRun) open(ctx context.Context, tasks, sources []checkpoint.TaskID) error {
+	st, err := checkpoint.OpenStorage(ctx, r.uri)
+	if err != nil {
+		return err
+	}
+	r.storage = st
+	retained, err := r.retained(ctx)
+	if err != nil {
+		st.Close()
+		return err
+	}
+	cfg := r.j.graph.GetCheckpoint()
+	ccfg := checkpoint.Config{
+		Interval:        time.Duration(cfg.GetIntervalMs()) * time.Millisecond,
+		Timeout:         time.Duration(cfg.GetTimeoutMs()) * time.Millisecond,
+		MinPause:        time.Duration(cfg.GetMinPauseMs()) * time.Millisecond,
+		MaxConcurrent:   int(cfg.GetMaxConcurrent()),
+		TolerableFailed: int(cfg.GetTolerableFailed()),
+		NumRetained:     int(cfg.GetNumRetained()),
+		NextID:          r.j.nextCheckpointID(),
+	}
+	r.coord = checkpoint.NewCoordinator(ccfg, tasks, sources, retained, time.Now())
+	return nil
+}
+
+// retained reads the job's completed checkpoints from etcd and their
+// manifests from storage.
+func (r *checkpointRun) retained(ctx context.Context) ([]checkpoint.Completed, error) {
+	ptrs, err := r.jm.store.ListCheckpoints(ctx, r.j.id)
+	if err != nil {
+		return nil, err
+	}
+	var out []checkpoint.Completed
+	for _, p := range ptrs {
+		if p.ID > r.latest {
+			r.latest = p.ID
+		}
+		_, key, err := checkpoint.Split(p.Path)
+		if err != nil {
+			return nil, err
+		}
+		m, err := checkpoint.ReadManifest(ctx, r.storage, key)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, checkpoint.Completed{ID: p.ID, ManifestKey: key, Keys: m.Keys(), Savepoint: p.Savepoint})
+	}
+	return out, nil
+}
+
+// perform carries out the coordinator's actions in order; actions that
+// follow from an outcome (a commit) are performed in turn.
+func (r *checkpointRun) perform(ctx context.Context, acts []checkpoint.Action) {
+	for len(acts) > 0 {
+		a := acts[0]
+		acts = acts[1:]
+		switch a := a.(type) {
+		case checkpoint.Trigger:
+			r.j.sawCheckpointID(a.ID)
+			r.trigger(a)
+		case checkpoint.CommitManifest:
+			acts = append(acts, r.commit(ctx, a)...)
+		case checkpoint.Notify:
+			r.notify(a)
+		case checkpoint.Abort:
+			r.log.Warn("checkpoint aborted", zap.Int64("checkpoint", a.ID), zap.String("reason", a.Reason))
+			r.jm.metrics.checkpointEnded(false)
+		case checkpoint.Delete:
+			r.delete(ctx, a)
+		case checkpoint.FailJob:
+			go r.j.fail("checkpoints keep failing: "+a.Reason, 0)
+		}
+	}
+}
+
+// trigger sends the trigger to every task manager of the attempt (those
+// without sources learn whether it is a savepoint).
+func (r *checkpointRun) trigger(a checkpoint.Trigger) {
+	for tmID, addr := range r.tmAddrs {
+		req := &braidv1.TriggerCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID,
+			TimestampUnixMs: a.TimestampUnixMs, Subtasks: r.sources[tmID], Savepoint: a.Savepoint}
+		r.jm.wg.Add(1)
+		go func() {
+			defer r.jm.wg.Done()
+			c, err := r.jm.taskClient(addr)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(r.jm.ctx, rpcTimeout)
+				_, err = c.TriggerCheckpoint(ctx, req)
+				cancel()
+			}
+			if err != nil {
+				r.log.Debug("trigger checkpoint", zap.Int64("checkpoint", a.ID), zap.String("task_manager", tmID), zap.Error(err))
+			}
+		}()
+	}
+}
+
+// commit writes the manifest and commits its pointer in etcd, then tells
+// the coordinator how it went.
+func (r *checkpointRun) commit(ctx context.Context, a checkpoint.CommitManifest) []checkpoint.Action {
+	m := a.Manifest(r.j.id, int(r.j.graph.MaxParallelism), r.vertices)
+	if err := checkpoint.WriteManifest(ctx, r.storage, a.ManifestKey, m); err != nil {
+		return r.coord.CommitFailed(a.ID, err, false, time.Now())
+	}
+	ptr := metastore.CheckpointPointer{ID: a.ID, Path: r.storage.Resolve(a.ManifestKey), Savepoint: a.Savepoint, CompletedUnixMs: time.Now().UnixMilli()}
+	err := r.jm.store.CommitCheckpoint(ctx, nil, r.j.id, ptr, r.latest)
+	if err != nil && !errors.Is(err, metastore.ErrConflict) && !errors.Is(err, metastore.ErrFenced) {
+		// NB: the outcome is unknown: read it back before anything is
+		// deleted.
+		cur, ok, rerr := r.jm.store.LatestCheckpoint(ctx, r.j.id)
+		if rerr != nil {
+			r.coord.CommitFailed(a.ID, err, true, time.Now())
+			return nil // the checkpoint stays committing; its files stay
+		}
+		if ok && cur.ID == a.ID {
+			err = nil
+		}
+	}
+	if err != nil {
+		return r.coord.CommitFailed(a.ID, err, false, time.Now())
+	}
+	r.latest = a.ID
+	r.log.Info("checkpoint completed", zap.Int64("checkpoint", a.ID), zap.Int("subtasks", len(a.Subtasks)),
+		zap.Duration("took", time.Since(time.UnixMilli(a.TimestampUnixMs))))
+	r.jm.metrics.checkpointEnded(true)
+	return r.coord.Committed(a.ID, time.Now())
+}
+
+// notify tells every task manager of the attempt a checkpoint's outcome.
+func (r *checkpointRun) notify(a checkpoint.Notify) {
+	for tmID, addr := range r.tmAddrs {
+		req := &braidv1.NotifyCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID, Completed: a.Completed}
+		r.jm.wg.Add(1)
+		go func() {
+			defer r.jm.wg.Done()
+			c, err := r.jm.taskClient(addr)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(r.jm.ctx, rpcTimeout)
+				_, err = c.NotifyCheckpoint(ctx, req)
+				cancel()
+			}
+			if err != nil {
+				r.log.Debug("notify checkpoint", zap.Int64("checkpoint", a.ID), zap.String("task_manager", tmID), zap.Error(err))
+			}
+		}()
+	}
+}
+
+// delete removes dropped checkpoints: their etcd pointers first, then
+// their files. A file that cannot be deleted is logged and left behind.
+func (r *checkpointRun) delete(ctx context.Context, d checkpoint.Delete) {
+	for _, id := range d.Checkpoints {
+		if err := r.jm.store.DeleteCheckpoint(ctx, r.j.id, id); err != nil {
+			r.log.Warn("delete checkpoint pointer; its files stay", zap.Int64("checkpoint", id), zap.Error(err))
+			return
+		}
+	}
+	keys := append([]string(nil), d.Keys...)
+	for _, p := range d.Prefixes {
+		ks, err := r.storage.List(ctx, p)
+		if err != nil {
+			r.log.Debug("list checkpoint files", zap.String("prefix", p), zap.Error(err))
+			continue
+		}
+		keys = append(keys, ks...)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if err := r.storage.Delete(ctx, k); err != nil {
+			r.log.Debug("delete checkpoint file", zap.String("key", k), zap.Error(err))
+		}
+	}
+}
+
+// nextCheckpointID is the first id a new attempt's coordinator may use:
+// above every id an earlier attempt triggered.
+func (j *Job) nextCheckpointID() int64 {
+	j.cpMu.Lock()
+	defer j.cpMu.Unlock()
+	return j.cpNext
+}
+
+func (j *Job) sawCheckpointID(id int64) {
+	j.cpMu.Lock()
+	defer j.cpMu.Unlock()
+	if id >= j.cpNext {
+		j.cpNext = id + 1
+	}
+}
+
+// checkpointAck routes a subtask's acknowledgement to the current
+// attempt's checkpoint run.
+func (j *Job) checkpointAck(a *braidv1.CheckpointAck) {
+	j.mu.Lock()
+	cp := j.mu.cp
+	ok := cp != nil && a.Attempt == j.mu.attempt && cp.attempt == a.Attempt
+	j.mu.Unlock()
+	if ok {
+		cp.ack(a)
+	}
+}
