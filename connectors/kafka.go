@@ -20,7 +20,7 @@ var kafkaOptionNames = []string{
 	"connector", "topic", "properties.bootstrap.servers", "properties.group.id",
 	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.bounded.mode",
 	"format", "value.format", "json.fail-on-missing-field", "json.ignore-parse-errors",
-	"sink.partitioner",
+	"sink.partitioner", "sink.delivery-guarantee", "sink.transactional-id-prefix",
 }
 
 // kafkaTable is the checked options of a 'kafka' table.
@@ -142,6 +142,20 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 		sink.RoundRobin = true
 	default:
 		return kafkaTable{}, bad("sink.partitioner", "'%s' is not supported (supported: default, round-robin)", p)
+	}
+	switch g := get("sink.delivery-guarantee"); g {
+	case "", jobgraph.KafkaDeliveryAtLeastOnce:
+		sink.Guarantee = jobgraph.KafkaDeliveryAtLeastOnce
+	case jobgraph.KafkaDeliveryNone, jobgraph.KafkaDeliveryExactlyOnce:
+		sink.Guarantee = g
+	default:
+		return kafkaTable{}, bad("sink.delivery-guarantee", "must be none, at-least-once or exactly-once, got '%s'", g)
+	}
+	sink.TransactionalIDPrefix = get("sink.transactional-id-prefix")
+	if sink.Guarantee == jobgraph.KafkaDeliveryExactlyOnce && sink.TransactionalIDPrefix == "" {
+		// Flink: "sink.transactional-id-prefix must be specified when
+		// using DeliveryGuarantee.EXACTLY_ONCE."
+		return kafkaTable{}, bad("sink.transactional-id-prefix", "is required when 'sink.delivery-guarantee' is 'exactly-once'")
 	}
 
 	if len(t.PrimaryKey) > 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -26,58 +25,81 @@ func init() {
 }
 
 // KafkaSink writes each input row as one JSON object, with no key, to one
-// topic of an external Kafka cluster (at-least-once: no transactions). Its
-// input must be insert-only; another row kind fails the task. Records are
-// produced asynchronously; EndInput waits until every one is acknowledged. A
-// delivery failure is returned from a later Process, EndInput or Close. The
-// sink emits nothing.
+// topic of an external Kafka cluster. Its input must be insert-only; another
+// row kind fails the task. The sink emits nothing.
+//
+// Its 'sink.delivery-guarantee' is Flink's: 'none' produces asynchronously
+// and flushes at the end of input; 'at-least-once' (the default) also
+// flushes at every checkpoint barrier; 'exactly-once' writes in Kafka
+// transactions with the transactional id
+// <sink.transactional-id-prefix>-<job>-<operator uid>-<subtask>, committed
+// when a checkpoint completes (see sinkWriter), once the job checkpoints. A
+// delivery failure is returned from a later Process, SnapshotState,
+// EndInput or Close.
 type KafkaSink struct {
 	spec jobgraph.KafkaSinkSpec
 	enc  *jsonEncoder
-	cl   *kgo.Client
-
-	// ctx bounds blocking produce calls; cancel is called by Close.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	mu struct {
-		sync.Mutex
-		err error // first delivery failure
-	}
+	w    *sinkWriter
 }
 
-var _ operators.Operator = (*KafkaSink)(nil)
+var (
+	_ operators.Operator     = (*KafkaSink)(nil)
+	_ operators.Checkpointer = (*KafkaSink)(nil)
+)
 
 // NewKafkaSink returns a sink for spec.
 func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
 	return &KafkaSink{spec: spec, enc: newJSONEncoder(spec.Schema)}
 }
 
-// Open implements operators.Operator: it connects and checks that the topic
-// exists (the connector does not create it).
-func (s *KafkaSink) Open(_ *operators.Context) error {
+// Open implements operators.Operator: it checks that the topic exists (the
+// connector does not create it) and connects; an exactly-once sink that
+// resumes from a checkpoint commits what the previous attempt pre-committed
+// and did not commit.
+func (s *KafkaSink) Open(ctx *operators.Context) error {
 	topic, brokers := s.spec.Topic, s.spec.Brokers
+	errf := func(op string, err error) error { return kafkaError(op, topic, brokers, err) }
+	if err := checkTopicExists(brokers, topic); err != nil {
+		return errf("write", err)
+	}
 	part := kgo.StickyKeyPartitioner(nil)
 	if s.spec.RoundRobin {
 		part = kgo.RoundRobinPartitioner()
 	}
-	cl, err := newKafkaClient(brokers,
-		kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(part),
-		kgo.RecordDeliveryTimeout(managedOpTimeout),
-	)
-	if err != nil {
-		return kafkaError("write", topic, brokers, err)
+	g := guaranteeAtLeastOnce
+	switch s.spec.Guarantee {
+	case jobgraph.KafkaDeliveryNone:
+		g = guaranteeNone
+	case jobgraph.KafkaDeliveryExactlyOnce:
+		g = guaranteeExactlyOnce
 	}
-	s.cl = cl
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	mctx, cancel := context.WithTimeout(s.ctx, managedOpTimeout)
+	s.w = newSinkWriter(sinkWriterConfig{
+		Brokers:   brokers,
+		Topic:     topic,
+		Guarantee: g,
+		TxnID: func(i int) string {
+			return sinkTxnID(s.spec.TransactionalIDPrefix, ctx.JobID, ctx.OperatorUID, i)
+		},
+		Partitioner: part,
+		Err:         errf,
+	})
+	return s.w.Open(ctx)
+}
+
+// checkTopicExists fails when topic does not exist.
+func checkTopicExists(brokers []string, topic string) error {
+	cl, err := newKafkaClient(brokers)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), managedOpTimeout)
 	defer cancel()
-	if _, err := topicPartitions(mctx, kadm.NewClient(cl), topic); err != nil {
+	if _, err := topicPartitions(ctx, kadm.NewClient(cl), topic); err != nil {
 		if errors.Is(err, kerr.UnknownTopicOrPartition) {
 			err = fmt.Errorf("%w (the kafka connector does not create topics)", err)
 		}
-		return kafkaError("write", topic, brokers, err)
+		return err
 	}
 	return nil
 }
@@ -85,12 +107,9 @@ func (s *KafkaSink) Open(_ *operators.Context) error {
 // Process implements operators.Operator. It may block while too many bytes
 // await acknowledgement.
 func (s *KafkaSink) Process(_ int, b types.Batch, _ operators.Collector) error {
-	if err := s.failure(); err != nil {
-		return err
-	}
 	n := b.NumRows()
 	if n == 0 {
-		return nil
+		return s.w.failure()
 	}
 	if b.NumCols() != len(s.spec.Schema) {
 		return fmt.Errorf("kafka: topic %q: batch has %d columns, table has %d", s.spec.Topic, b.NumCols(), len(s.spec.Schema))
@@ -100,7 +119,8 @@ func (s *KafkaSink) Process(_ int, b types.Batch, _ operators.Collector) error {
 	}
 	kinds := b.Kinds()
 	// One buffer per batch: each record's value is a slice of it, which
-	// the client keeps until the record is acknowledged.
+	// the writer keeps until the record is acknowledged (or, exactly-once,
+	// committed).
 	buf := make([]byte, 0, 64*n)
 	ends := make([]int, n)
 	for r := range n {
@@ -110,53 +130,40 @@ func (s *KafkaSink) Process(_ int, b types.Batch, _ operators.Collector) error {
 		buf = s.enc.AppendRow(buf, b, r)
 		ends[r] = len(buf)
 	}
+	recs := make([]sinkRecord, n)
 	start := 0
 	for r := range n {
-		s.cl.Produce(s.ctx, &kgo.Record{Value: buf[start:ends[r]:ends[r]]}, s.ack)
+		recs[r] = sinkRecord{Partition: -1, Value: buf[start:ends[r]:ends[r]]}
 		start = ends[r]
 	}
-	return nil
-}
-
-func (s *KafkaSink) ack(_ *kgo.Record, err error) {
-	if err == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.mu.err == nil {
-		s.mu.err = kafkaError("write", s.spec.Topic, s.spec.Brokers, err)
-	}
-}
-
-func (s *KafkaSink) failure() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.mu.err
+	return s.w.Write(recs)
 }
 
 // EndInput implements operators.Operator: it waits for every produced record
-// to be acknowledged.
+// to be acknowledged and commits what is not committed yet.
 func (s *KafkaSink) EndInput(_ int, _ operators.Collector) error {
-	ctx, cancel := context.WithTimeout(s.ctx, managedOpTimeout)
-	defer cancel()
-	if err := s.cl.Flush(ctx); err != nil {
-		if ferr := s.failure(); ferr != nil {
-			return ferr
-		}
-		return kafkaError("flush", s.spec.Topic, s.spec.Brokers, err)
-	}
-	return s.failure()
+	return s.w.End()
 }
 
+// SnapshotState implements operators.Checkpointer: at-least-once flushes,
+// exactly-once pre-commits the epoch that checkpoint id ends and returns its
+// records.
+func (s *KafkaSink) SnapshotState(id int64) ([]byte, error) { return s.w.Snapshot(id) }
+
+// NotifyCheckpointComplete implements operators.Checkpointer: exactly-once
+// commits the epochs up to id.
+func (s *KafkaSink) NotifyCheckpointComplete(id int64) error { return s.w.Complete(id) }
+
+// NotifyCheckpointAborted implements operators.Checkpointer. The aborted
+// epoch stays pending and commits with a later checkpoint.
+func (s *KafkaSink) NotifyCheckpointAborted(int64) error { return nil }
+
 // Close implements operators.Operator. It does not wait for records still in
-// flight: a sink that did not reach EndInput was cancelled or failed.
+// flight: a sink that did not reach EndInput was cancelled or failed. It is
+// safe after a failed Open.
 func (s *KafkaSink) Close() error {
-	if s.cl == nil {
-		return nil
+	if s.w != nil {
+		s.w.Close()
 	}
-	s.cancel()
-	s.cl.Close()
-	s.cl = nil
 	return nil
 }

@@ -360,6 +360,10 @@ func TestKafkaOptions(t *testing.T) {
 		{base("json.ignore-parse-errors", "yes"), "option 'json.ignore-parse-errors' must be 'true' or 'false'"},
 		{base("json.ignore-parse-errors", "true", "json.fail-on-missing-field", "true"), "cannot both be true"},
 		{base("sink.partitioner", "fixed"), "option 'sink.partitioner' 'fixed' is not supported"},
+		{base("sink.delivery-guarantee", "exactly-once", "sink.transactional-id-prefix", "app"), ""},
+		{base("sink.delivery-guarantee", "none"), ""},
+		{base("sink.delivery-guarantee", "exactly-once"), "option 'sink.transactional-id-prefix' is required when 'sink.delivery-guarantee' is 'exactly-once'"},
+		{base("sink.delivery-guarantee", "EXACTLY_ONCE"), "option 'sink.delivery-guarantee' must be none, at-least-once or exactly-once"},
 	} {
 		err := r.ValidateTable(tbl(tc.opts))
 		switch {

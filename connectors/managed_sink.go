@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -32,73 +31,84 @@ func init() {
 const managedOpTimeout = 30 * time.Second
 
 // ManagedSink appends each input batch, row kinds included, as one record
-// to partition (subtask mod partitions) of a managed table's topic. Records
-// are produced asynchronously; EndInput waits until every one is acknowledged,
-// so the rows of a finished bounded job are readable. A delivery failure is
-// returned from a later Process, EndInput or Close. The sink emits nothing.
+// to partition (subtask mod partitions) of a managed table's topic. The sink
+// emits nothing.
+//
+// When the job checkpoints, the sink is exactly-once: each subtask writes
+// in Kafka transactions with the transactional id
+// braid-<job>-<operator uid>-<subtask>, committed when a checkpoint
+// completes (see sinkWriter for the epochs and their recovery), so a
+// read_committed reader sees every row once. Rows before the first
+// checkpoint of a fresh run are delivered at least once. Without
+// checkpoints records are produced asynchronously and EndInput waits until
+// every one is acknowledged, so the rows of a finished bounded job are
+// readable. A delivery failure is returned from a later Process,
+// SnapshotState, EndInput or Close.
 type ManagedSink struct {
 	spec      jobgraph.ManagedSinkSpec
 	schema    *arrow.Schema
-	brokers   []string
+	w         *sinkWriter
 	partition int32
-	cl        *kgo.Client
 	lastSize  int
-
-	// ctx bounds blocking produce calls; cancel is called by Close.
-	ctx    context.Context
-	cancel context.CancelFunc
-
-	mu struct {
-		sync.Mutex
-		err error // first delivery failure
-	}
 }
 
-var _ operators.Operator = (*ManagedSink)(nil)
+var (
+	_ operators.Operator     = (*ManagedSink)(nil)
+	_ operators.Checkpointer = (*ManagedSink)(nil)
+)
 
 // NewManagedSink returns a sink for spec.
 func NewManagedSink(spec jobgraph.ManagedSinkSpec) *ManagedSink {
 	return &ManagedSink{spec: spec, schema: spec.Schema.ArrowSchema()}
 }
 
-// Open implements operators.Operator: it connects and looks up the topic's
-// partition count.
+// Open implements operators.Operator: it looks up the topic's partition
+// count, connects, and when the subtask resumes from a checkpoint, commits
+// what the previous attempt pre-committed and did not commit.
 func (s *ManagedSink) Open(ctx *operators.Context) error {
-	s.brokers = ctx.Brokers
-	topic := s.spec.Topic
-	cl, err := newKafkaClient(s.brokers,
-		kgo.DefaultProduceTopic(topic),
-		kgo.RecordPartitioner(kgo.ManualPartitioner()),
-		kgo.RecordDeliveryTimeout(managedOpTimeout),
-		kgo.ProducerBatchMaxBytes(64<<20),
-		kgo.MaxBufferedBytes(256<<20),
-	)
+	topic, brokers := s.spec.Topic, ctx.Brokers
+	errf := func(op string, err error) error { return topicError(op, topic, brokers, err) }
+	n, err := managedTopicPartitions(brokers, topic)
 	if err != nil {
-		return topicError("write", topic, s.brokers, err)
+		return errf("write", err)
 	}
-	s.cl = cl
-	s.ctx, s.cancel = context.WithCancel(context.Background())
-	mctx, cancel := context.WithTimeout(s.ctx, managedOpTimeout)
+	partition := int32(ctx.Subtask % n)
+	s.w = newSinkWriter(sinkWriterConfig{
+		Brokers:   brokers,
+		Topic:     topic,
+		Guarantee: guaranteeExactlyOnce,
+		TxnID: func(i int) string {
+			return sinkTxnID("braid", ctx.JobID, ctx.OperatorUID, i)
+		},
+		Opts: []kgo.Opt{kgo.ProducerBatchMaxBytes(64 << 20), kgo.MaxBufferedBytes(256 << 20)},
+		Err:  errf,
+	})
+	s.partition = partition
+	return s.w.Open(ctx)
+}
+
+// managedTopicPartitions returns the partition count of topic, which must
+// have at least one.
+func managedTopicPartitions(brokers []string, topic string) (int, error) {
+	cl, err := newKafkaClient(brokers)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), managedOpTimeout)
 	defer cancel()
-	n, err := topicPartitions(mctx, kadm.NewClient(cl), topic)
-	if err != nil {
-		return topicError("write", topic, s.brokers, err)
+	n, err := topicPartitions(ctx, kadm.NewClient(cl), topic)
+	if err == nil && n == 0 {
+		err = errors.New("topic has no partitions")
 	}
-	if n == 0 {
-		return topicError("write", topic, s.brokers, errors.New("topic has no partitions"))
-	}
-	s.partition = int32(ctx.Subtask % n)
-	return nil
+	return n, err
 }
 
 // Process implements operators.Operator. It may block while too many bytes
 // await acknowledgement.
 func (s *ManagedSink) Process(_ int, b types.Batch, _ operators.Collector) error {
-	if err := s.failure(); err != nil {
-		return err
-	}
 	if b.NumRows() == 0 {
-		return nil
+		return s.w.failure()
 	}
 	if err := checkColumns(b.Rec.Schema(), s.schema); err != nil {
 		return fmt.Errorf("managed table: topic %q: %w", s.spec.Topic, err)
@@ -111,54 +121,34 @@ func (s *ManagedSink) Process(_ int, b types.Batch, _ operators.Collector) error
 		return fmt.Errorf("managed table: topic %q: encode batch: %w", s.spec.Topic, err)
 	}
 	s.lastSize = len(v)
-	s.cl.Produce(s.ctx, &kgo.Record{Partition: s.partition, Value: v}, s.ack)
-	return nil
-}
-
-func (s *ManagedSink) ack(_ *kgo.Record, err error) {
-	if err == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.mu.err == nil {
-		s.mu.err = topicError("write", s.spec.Topic, s.brokers, err)
-	}
-}
-
-func (s *ManagedSink) failure() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.mu.err
+	return s.w.Write([]sinkRecord{{Partition: s.partition, Value: v}})
 }
 
 // EndInput implements operators.Operator: it waits for every produced record
-// to be acknowledged.
+// to be acknowledged and commits what is not committed yet.
 func (s *ManagedSink) EndInput(_ int, _ operators.Collector) error {
-	return s.flush()
+	return s.w.End()
 }
 
-func (s *ManagedSink) flush() error {
-	ctx, cancel := context.WithTimeout(s.ctx, managedOpTimeout)
-	defer cancel()
-	if err := s.cl.Flush(ctx); err != nil {
-		if ferr := s.failure(); ferr != nil {
-			return ferr
-		}
-		return topicError("flush", s.spec.Topic, s.brokers, err)
-	}
-	return s.failure()
-}
+// SnapshotState implements operators.Checkpointer: it pre-commits the
+// epoch that checkpoint id ends and returns its records.
+func (s *ManagedSink) SnapshotState(id int64) ([]byte, error) { return s.w.Snapshot(id) }
+
+// NotifyCheckpointComplete implements operators.Checkpointer: it commits
+// the epochs up to id.
+func (s *ManagedSink) NotifyCheckpointComplete(id int64) error { return s.w.Complete(id) }
+
+// NotifyCheckpointAborted implements operators.Checkpointer. The aborted
+// epoch stays pending and commits with a later checkpoint.
+func (s *ManagedSink) NotifyCheckpointAborted(int64) error { return nil }
 
 // Close implements operators.Operator. It does not wait for records still in
-// flight: a sink that did not reach EndInput was cancelled or failed.
+// flight: a sink that did not reach EndInput was cancelled or failed. It is
+// safe after a failed Open.
 func (s *ManagedSink) Close() error {
-	if s.cl == nil {
-		return nil
+	if s.w != nil {
+		s.w.Close()
 	}
-	s.cancel()
-	s.cl.Close()
-	s.cl = nil
 	return nil
 }
 

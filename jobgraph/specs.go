@@ -281,7 +281,22 @@ type KafkaSinkSpec struct {
 	// RoundRobin spreads records over partitions in turn; otherwise the
 	// client's default (sticky) partitioner places them.
 	RoundRobin bool `json:"round_robin,omitempty"`
+	// Guarantee is 'sink.delivery-guarantee': KafkaDeliveryNone,
+	// KafkaDeliveryAtLeastOnce (the default, also for "") or
+	// KafkaDeliveryExactlyOnce.
+	Guarantee string `json:"guarantee,omitempty"`
+	// TransactionalIDPrefix is 'sink.transactional-id-prefix', required for
+	// exactly-once.
+	TransactionalIDPrefix string `json:"transactional_id_prefix,omitempty"`
 }
+
+// Kafka sink delivery guarantees of KafkaSinkSpec.Guarantee, with Flink's
+// names.
+const (
+	KafkaDeliveryNone        = "none"
+	KafkaDeliveryAtLeastOnce = "at-least-once"
+	KafkaDeliveryExactlyOnce = "exactly-once"
+)
 
 // DatagenField configures one column of a datagen source.
 type DatagenField struct {
