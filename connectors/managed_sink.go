@@ -38,8 +38,7 @@ const managedOpTimeout = 30 * time.Second
 // in Kafka transactions with the transactional id
 // braid-<job>-<operator uid>-<subtask>, committed when a checkpoint
 // completes (see sinkWriter for the epochs and their recovery), so a
-// read_committed reader sees every row once. Rows before the first
-// checkpoint of a fresh run are delivered at least once. Without
+// read_committed reader sees every row once. Without
 // checkpoints records are produced asynchronously and EndInput waits until
 // every one is acknowledged, so the rows of a finished bounded job are
 // readable. A delivery failure is returned from a later Process,

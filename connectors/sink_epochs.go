@@ -110,11 +110,11 @@ type sinkWriterConfig struct {
 }
 
 // sinkWriter produces a sink's records with the guarantee of its config.
-// Before the first barrier it produces without a transaction (the sink does
-// not know yet whether the job checkpoints); an exactly-once writer switches
-// to transactions at the first barrier, or at Open when the subtask resumes
-// from a checkpoint. Rows before the first checkpoint of a fresh run are
-// therefore delivered at least once, every later row exactly once.
+// An exactly-once writer of a job that checkpoints (Context.Checkpointing)
+// or resumes from a checkpoint writes in transactions from Open on; one
+// that learns of checkpoints only at a first barrier (a caller that does
+// not set Checkpointing) switches then, and the rows before it are
+// delivered at least once.
 //
 // All methods are called from the subtask's goroutine.
 type sinkWriter struct {
@@ -159,7 +159,7 @@ func (w *sinkWriter) Open(ctx *operators.Context) error {
 	w.txnID = w.cfg.TxnID(ctx.Subtask)
 	w.lastID = ctx.Restore.ID
 	w.ctx, w.cancel = context.WithCancel(context.Background())
-	if w.cfg.Guarantee == guaranteeExactlyOnce && ctx.Restore.ID != 0 {
+	if w.cfg.Guarantee == guaranteeExactlyOnce && (ctx.Restore.ID != 0 || ctx.Checkpointing) {
 		return w.startTransactions(ctx.Restore, ctx.Parallelism)
 	}
 	cl, err := newKafkaClient(w.cfg.Brokers, w.clientOpts()...)

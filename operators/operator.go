@@ -103,6 +103,9 @@ type Context struct {
 	Config map[string]string
 	// Bounded is true when every source should read what exists now and stop.
 	Bounded bool
+	// Checkpointing is true when the job takes periodic checkpoints, so a
+	// transactional sink writes in transactions from its first row.
+	Checkpointing bool
 	// Results is where a collect sink writes; nil elsewhere.
 	Results ResultWriter
 	// Brokers are the bootstrap servers of the cluster's default log, where

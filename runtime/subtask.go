@@ -162,6 +162,7 @@ func NewSubtask(t Task) (*Subtask, error) {
 	s.octx.KeyGroups = types.KeyGroupRangeFor(t.Subtask, int(v.Parallelism), maxP)
 	s.octx.Config = g.Config
 	s.octx.Bounded = g.Bounded
+	s.octx.Checkpointing = g.GetCheckpoint().GetIntervalMs() > 0
 	if s.octx.Logger == nil {
 		s.octx.Logger = zap.NewNop()
 	}
