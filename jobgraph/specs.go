@@ -308,6 +308,8 @@ type DatagenSpec struct {
 	// NumberOfRows bounds the source over all subtasks; 0 is unbounded.
 	NumberOfRows int64 `json:"number_of_rows"`
 	Seed         int64 `json:"seed,omitempty"`
+	// Table names the table in errors ("db.name").
+	Table string `json:"table,omitempty"`
 }
 
 // PrintSpec writes rows to the task manager's standard output as Flink's
