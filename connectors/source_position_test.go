@@ -505,3 +505,35 @@ func brokersOf(t *testing.T, s *KafkaSource) []string {
 	t.Helper()
 	return s.spec.Brokers
 }
+
+func TestManagedSourceIdlesWithoutPartitions(t *testing.T) {
+	c := managedLogCase(t, "braid.db.idle.1", 1)
+	src := c.newSrc(false)
+	sc := &snapCollector{collector: newCollector(c.schema), src: src}
+	ctx, cancel := context.WithCancel(testCtx(t))
+	done := make(chan error, 1)
+	// Subtask 1 of 2 owns no partition of a one-partition topic.
+	go func() { done <- runSource(t, ctx, src, c.ctx(1, 2, operators.Restore{}), sc) }()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		sc.mu.Lock()
+		idles := sc.idles
+		sc.mu.Unlock()
+		if idles >= 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d Idle calls in 10s", idles)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Its position is empty, and reads back.
+	snap, err := src.SnapshotState(1)
+	if err != nil || string(snap) != `{"v":1,"topic":"braid.db.idle.1","offsets":{}}` {
+		t.Errorf("snapshot %s, %v", snap, err)
+	}
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v", err)
+	}
+}
