@@ -53,7 +53,7 @@ var datagenFieldOptions = []string{"kind", "min", "max", "max-past", "length", "
 func DatagenSpecFor(t *catalog.Table) (jobgraph.DatagenSpec, error) {
 	name := t.Database + "." + t.Name
 	schema := t.PhysicalSchema()
-	spec := jobgraph.DatagenSpec{Schema: schema, Fields: make([]jobgraph.DatagenField, len(schema)), RowsPerSecond: datagenDefaultRate}
+	spec := jobgraph.DatagenSpec{Schema: schema, Fields: make([]jobgraph.DatagenField, len(schema)), RowsPerSecond: datagenDefaultRate, Table: name}
 	col := map[string]int{}
 	for i, f := range schema {
 		col[f.Name] = i
@@ -195,21 +195,49 @@ func parseFlinkDuration(s string) (time.Duration, error) {
 // ... of each sequence; it ends when its share is done or a sequence is
 // exhausted (Run returns nil) and otherwise runs until its context is
 // cancelled. The rate, over all subtasks, is RowsPerSecond.
+//
+// Row n of subtask i is a pure function of (seed, i, n): sequence values
+// are computed from n, and each random value comes from a generator seeded
+// by (seed, i, column, n). Its position (SnapshotState) is therefore the
+// seed and the number of rows it emitted; restored, it continues with
+// exactly the rows it would have produced (values taken from the clock,
+// such as random timestamps, excepted). At another parallelism a table
+// with 'number-of-rows' or a sequence cannot be restored (its rows are
+// split among the subtasks by their number) and Open fails; a table of
+// random values only is: subtask i continues old subtask i's rows, or
+// starts at row 0 if there was none.
 type DatagenSource struct {
 	spec    jobgraph.DatagenSpec
 	schema  *arrow.Schema
 	cols    []*datagenColumn
-	rng     *rand.Rand
+	pcg     *rand.PCG
+	rng     *rand.Rand // draws from pcg
+	seed    int64
 	limit   int64 // rows this subtask emits; -1 unbounded
 	rate    float64
 	subtask int
+	par     int
+	// done counts the rows passed to Emit.
+	done int64
 
 	// now and sleep are the clock; tests replace them.
 	now   func() time.Time
 	sleep func(ctx context.Context, d time.Duration) error
 }
 
-var _ operators.Source = (*DatagenSource)(nil)
+var (
+	_ operators.Source       = (*DatagenSource)(nil)
+	_ operators.Checkpointer = (*DatagenSource)(nil)
+)
+
+// datagenPosition is a DatagenSource's position.
+type datagenPosition struct {
+	V           int   `json:"v"`
+	Subtask     int   `json:"subtask"`
+	Parallelism int   `json:"parallelism"`
+	Seed        int64 `json:"seed"`
+	Rows        int64 `json:"rows"`
+}
 
 // NewDatagenSource checks spec and returns its source.
 func NewDatagenSource(spec jobgraph.DatagenSpec) (*DatagenSource, error) {
@@ -233,15 +261,21 @@ func sleepCtx(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// Open implements operators.Source.
+// Open implements operators.Source. It restores the position from
+// ctx.Restore.
 func (s *DatagenSource) Open(ctx *operators.Context) error {
 	p := max(ctx.Parallelism, 1)
-	s.subtask = ctx.Subtask
-	seed := s.spec.Seed
-	if seed == 0 {
-		seed = time.Now().UnixNano()
+	s.subtask, s.par = ctx.Subtask, p
+	s.seed = s.spec.Seed
+	if s.seed == 0 {
+		s.seed = time.Now().UnixNano()
 	}
-	s.rng = rand.New(rand.NewPCG(uint64(seed), uint64(ctx.Subtask)))
+	s.done = 0
+	if err := s.restore(ctx.Restore); err != nil {
+		return err
+	}
+	s.pcg = rand.NewPCG(0, 0)
+	s.rng = rand.New(s.pcg)
 	s.limit = -1
 	switch n := s.spec.NumberOfRows; {
 	case n < 0:
@@ -258,13 +292,60 @@ func (s *DatagenSource) Open(ctx *operators.Context) error {
 		if err != nil {
 			return fmt.Errorf("datagen: %w", err)
 		}
+		c.key = splitmix64(splitmix64(uint64(s.seed)) ^ uint64(ctx.Subtask)<<32 ^ uint64(i))
 		s.cols[i] = c
 		if c.seqCount >= 0 && (s.limit < 0 || c.seqCount < s.limit) {
 			s.limit = c.seqCount
 		}
 	}
+	if s.limit >= 0 && s.done > s.limit {
+		return fmt.Errorf("datagen table %s: checkpointed position %d is past this subtask's %d rows", s.spec.Table, s.done, s.limit)
+	}
 	s.rate = s.spec.RowsPerSecond / float64(p)
 	return nil
+}
+
+// restore reads s's seed and row count from r.
+func (s *DatagenSource) restore(r operators.Restore) error {
+	if r.ID == 0 {
+		return nil
+	}
+	var found bool
+	for _, b := range r.State {
+		if len(b) == 0 {
+			continue
+		}
+		var pos datagenPosition
+		if err := decodePosition("datagen table "+s.spec.Table, b, &pos, &pos.V); err != nil {
+			return err
+		}
+		if pos.Parallelism != s.par && s.partitioned() {
+			return fmt.Errorf("datagen table %s cannot be restored at another parallelism (%d -> %d): its 'number-of-rows' or sequences are split among the subtasks",
+				s.spec.Table, pos.Parallelism, s.par)
+		}
+		s.seed = pos.Seed
+		if pos.Subtask == s.subtask {
+			s.done, found = pos.Rows, true
+		}
+	}
+	if !found && !r.Rescaled && len(r.State) > 0 {
+		return fmt.Errorf("datagen table %s: checkpoint %d holds no position for subtask %d", s.spec.Table, r.ID, s.subtask)
+	}
+	return nil
+}
+
+// partitioned reports whether the table's rows are split among subtasks
+// by their number: a row count or a sequence.
+func (s *DatagenSource) partitioned() bool {
+	if s.spec.NumberOfRows > 0 {
+		return true
+	}
+	for _, f := range s.spec.Fields {
+		if f.Kind == "sequence" {
+			return true
+		}
+	}
+	return false
 }
 
 // Run implements operators.Source.
@@ -275,26 +356,26 @@ func (s *DatagenSource) Run(ctx context.Context, out operators.Collector) error 
 		// small rates and batches large at high ones.
 		batch = min(max(int64(s.rate/10), 1), maxBatchRows)
 	}
-	start := s.now()
-	var done int64
-	for s.limit < 0 || done < s.limit {
+	start, first := s.now(), s.done
+	for s.limit < 0 || s.done < s.limit {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		n := batch
 		if s.limit >= 0 {
-			n = min(n, s.limit-done)
+			n = min(n, s.limit-s.done)
 		}
-		b := s.generate(done, int(n))
+		b := s.generate(s.done, int(n))
+		// The position moves first: a checkpoint taken inside Emit counts b.
+		s.done += n
 		err := out.Emit(b)
 		b.Release()
 		if err != nil {
 			return err
 		}
-		done += n
 		if s.rate > 0 {
-			due := start.Add(time.Duration(float64(done) / s.rate * float64(time.Second)))
-			if err := s.sleep(ctx, due.Sub(s.now())); err != nil {
+			due := start.Add(time.Duration(float64(s.done-first) / s.rate * float64(time.Second)))
+			if err := s.throttle(ctx, due, out); err != nil {
 				return err
 			}
 		}
@@ -302,12 +383,43 @@ func (s *DatagenSource) Run(ctx context.Context, out operators.Collector) error 
 	return nil
 }
 
+// throttle sleeps until due, calling operators.Idle at least every
+// idleEvery so that checkpoints are not held up.
+func (s *DatagenSource) throttle(ctx context.Context, due time.Time, out operators.Collector) error {
+	for {
+		d := due.Sub(s.now())
+		if d <= 0 {
+			return nil
+		}
+		if err := s.sleep(ctx, min(d, idleEvery)); err != nil {
+			return err
+		}
+		if err := operators.Idle(out); err != nil {
+			return err
+		}
+	}
+}
+
+// SnapshotState implements operators.Checkpointer: the seed and the rows
+// emitted.
+func (s *DatagenSource) SnapshotState(int64) ([]byte, error) {
+	return encodePosition(datagenPosition{V: positionVersion, Subtask: s.subtask, Parallelism: s.par, Seed: s.seed, Rows: s.done})
+}
+
+// NotifyCheckpointComplete implements operators.Checkpointer; it does
+// nothing.
+func (s *DatagenSource) NotifyCheckpointComplete(int64) error { return nil }
+
+// NotifyCheckpointAborted implements operators.Checkpointer; it does
+// nothing.
+func (s *DatagenSource) NotifyCheckpointAborted(int64) error { return nil }
+
 // generate builds rows first..first+n-1 of this subtask.
 func (s *DatagenSource) generate(first int64, n int) types.Batch {
 	cols := make([]arrow.Array, len(s.cols))
 	now := s.now()
 	for i, c := range s.cols {
-		cols[i] = c.build(s.rng, first, n, now)
+		cols[i] = c.build(s.pcg, s.rng, first, n, now)
 	}
 	b := types.NewInsertBatch(s.schema, cols, n)
 	for _, c := range cols {
@@ -327,6 +439,9 @@ type datagenColumn struct {
 	step     int64 // parallelism: the distance between a subtask's values
 	seqFirst int64 // this subtask's first value offset from start
 	seqCount int64 // values left for this subtask; -1 for random columns
+	// key seeds, with a row's number, the generator of this column's value
+	// in that row (see cellSeed).
+	key uint64
 
 	// Parsed bounds: integers and sequences use the int form, floats and
 	// decimals the float form.
@@ -458,12 +573,18 @@ func intRange(t types.DataType) (int64, int64) {
 	return math.MinInt64, math.MaxInt64
 }
 
-// build generates this subtask's rows first..first+n-1 of the column.
-func (c *datagenColumn) build(rng *rand.Rand, first int64, n int, now time.Time) arrow.Array {
+// build generates this subtask's rows first..first+n-1 of the column. rng
+// draws from pcg, which build reseeds for each row so that a row's value
+// depends on its number only.
+func (c *datagenColumn) build(pcg *rand.PCG, rng *rand.Rand, first int64, n int, now time.Time) arrow.Array {
 	b := array.NewBuilder(memory.DefaultAllocator, c.field.Type.ArrowType())
 	defer b.Release()
 	b.Reserve(n)
+	random := !c.seq || c.cfg.NullRate > 0
 	for r := 0; r < n; r++ {
+		if random {
+			pcg.Seed(c.key, splitmix64(uint64(first+int64(r))))
+		}
 		if c.cfg.NullRate > 0 && rng.Float64() < c.cfg.NullRate {
 			b.AppendNull()
 			continue
@@ -565,4 +686,13 @@ func fillRandom(rng *rand.Rand, buf []byte) {
 			v >>= 8
 		}
 	}
+}
+
+// splitmix64 scrambles x (SplitMix64's finaliser), so that seeds of nearby
+// rows, columns and subtasks give unrelated generators.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
+	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }

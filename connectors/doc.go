@@ -26,4 +26,9 @@
 // batch, so row kinds survive the round trip and a reader needs no other
 // metadata. Sources emit batches of at most 4096 rows that they own until
 // Emit returns; sinks borrow the batches they are given.
+//
+// Every source is an operators.Checkpointer whose position is a small
+// versioned JSON object (source_position.go): values its next row, datagen
+// its seed and row count, the kafka and managed sources (which share
+// log_reader.go) the next offset of each partition they own.
 package connectors

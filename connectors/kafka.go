@@ -32,9 +32,9 @@ type kafkaTable struct {
 // kafkaTableFor reads and checks the options of a 'kafka' table without
 // contacting the brokers. Errors name the table and the option.
 //
-// NB: 'properties.group.id' is accepted but only informative: the source
-// assigns partitions itself and commits no offsets, as Flink does when
-// checkpointing is off.
+// NB: 'properties.group.id' is only informative: the source assigns
+// partitions itself and commits its checkpointed offsets to the group for
+// monitoring, as Flink does.
 func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	name := tableName(t)
 	bad := func(k, format string, args ...any) error {
@@ -106,7 +106,8 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	}
 
 	src := jobgraph.KafkaSourceSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema(),
-		StartupMode: jobgraph.KafkaStartEarliest, FailOnMissingField: failMissing, IgnoreParseErrors: ignoreErrs}
+		StartupMode: jobgraph.KafkaStartEarliest, FailOnMissingField: failMissing, IgnoreParseErrors: ignoreErrs,
+		GroupID: get("properties.group.id")}
 	switch m := get("scan.startup.mode"); m {
 	case "", jobgraph.KafkaStartEarliest, jobgraph.KafkaStartLatest:
 		if m != "" {

@@ -9,7 +9,6 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
@@ -37,162 +36,146 @@ func kafkaError(op, topic string, brokers []string, err error) error {
 
 // KafkaSource reads one topic of an external Kafka cluster whose record
 // values are JSON objects. Subtask i of p reads the partitions whose number
-// is i modulo p, from the offsets its startup mode names, listed when Run
-// starts. A bounded source reads up to the end offsets listed at the same
-// time and then returns nil; an unbounded one polls until its context is
-// cancelled. Rows are emitted in insert-only batches of up to 4096 rows,
-// at the latest after each poll. No offsets are committed.
+// is i modulo p, with isolation level read_committed (see logReader), from
+// the offsets its startup mode names, listed when Run starts. A bounded
+// source reads up to the last stable offsets listed at the same time and
+// then returns nil; an unbounded one polls until its context is cancelled.
+// Rows are emitted in insert-only batches of up to 4096 rows, at the latest
+// after each poll.
+//
+// Its position (SnapshotState) is the topic and the next offset of every
+// partition it owns, after the last record whose row it emitted. Restored,
+// each owned partition starts at its checkpointed offset and a partition
+// the checkpoint does not hold (new since) starts per the startup mode; at
+// another parallelism the positions of every old subtask are pooled and
+// each subtask takes the partitions it now owns. When a checkpoint
+// completes and 'properties.group.id' is set, the offsets of that
+// checkpoint are committed to the group, for monitoring only: they are
+// never read back.
 type KafkaSource struct {
-	spec    jobgraph.KafkaSourceSpec
-	subtask int
-	par     int
-	logger  *zap.Logger
+	spec jobgraph.KafkaSourceSpec
+	log  logReader
+	// pending holds the positions of checkpoints not yet completed, to
+	// commit to the consumer group; only with a group.
+	pending map[int64]map[int32]int64
 }
 
-var _ operators.Source = (*KafkaSource)(nil)
+var (
+	_ operators.Source       = (*KafkaSource)(nil)
+	_ operators.Checkpointer = (*KafkaSource)(nil)
+)
+
+// maxPendingCommits bounds the positions kept for checkpoints whose notice
+// never came.
+const maxPendingCommits = 16
 
 // NewKafkaSource returns a source for spec.
 func NewKafkaSource(spec jobgraph.KafkaSourceSpec) *KafkaSource {
-	return &KafkaSource{spec: spec}
+	s := &KafkaSource{spec: spec}
+	s.log = logReader{
+		kind: "kafka", topic: spec.Topic, brokers: spec.Brokers, bounded: spec.Bounded,
+		wrapErr: func(err error) error {
+			if errors.Is(err, kerr.UnknownTopicOrPartition) {
+				err = fmt.Errorf("%w (the kafka connector does not create topics)", err)
+			}
+			return kafkaError("read", spec.Topic, spec.Brokers, err)
+		},
+		startOffsets: s.startOffsets,
+	}
+	return s
 }
 
-// Open implements operators.Source.
+// Open implements operators.Source. It restores the position from
+// ctx.Restore.
 func (s *KafkaSource) Open(ctx *operators.Context) error {
-	s.subtask, s.par = ctx.Subtask, max(ctx.Parallelism, 1)
-	s.logger = ctx.Logger
-	if s.logger == nil {
-		s.logger = zap.NewNop()
-	}
-	return nil
+	return s.log.open(ctx.Restore, ctx.Subtask, ctx.Parallelism, ctx.Logger)
 }
 
 // Run implements operators.Source. The Kafka client it creates is closed
 // before it returns.
 func (s *KafkaSource) Run(ctx context.Context, out operators.Collector) error {
-	topic := s.spec.Topic
-	cl, err := newKafkaClient(s.spec.Brokers)
-	if err != nil {
-		return kafkaError("read", topic, s.spec.Brokers, err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	nparts, err := topicPartitions(ctx, adm, topic)
-	if errors.Is(err, kerr.UnknownTopicOrPartition) {
-		err = fmt.Errorf("%w (the kafka connector does not create topics)", err)
-	}
-	if err != nil {
-		return s.runError(ctx, err)
-	}
-	var mine []int32
-	for p := 0; p < nparts; p++ {
-		if p%s.par == s.subtask {
-			mine = append(mine, int32(p))
-		}
-	}
-	if len(mine) == 0 {
-		if s.spec.Bounded {
-			return nil
-		}
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	starts, err := s.startOffsets(ctx, adm)
-	if err != nil {
-		return s.runError(ctx, err)
-	}
-	// end holds, for a bounded read, the offset each unfinished partition
-	// must reach.
-	var end map[int32]int64
-	if s.spec.Bounded {
-		ends, err := adm.ListEndOffsets(ctx, topic)
-		if err == nil {
-			err = ends.Error()
-		}
-		if err != nil {
-			return s.runError(ctx, err)
-		}
-		end = map[int32]int64{}
-		for _, p := range mine {
-			e, ok := ends.Lookup(topic, p)
-			if !ok {
-				return s.runError(ctx, fmt.Errorf("no end offset for partition %d", p))
-			}
-			if e.Offset > starts[p] {
-				end[p] = e.Offset
-			}
-		}
-		if len(end) == 0 {
-			return nil
-		}
-	}
-	assign := map[int32]kgo.Offset{}
-	for _, p := range mine {
-		if end == nil || end[p] > 0 {
-			assign[p] = kgo.NewOffset().At(starts[p])
-		}
-	}
-	cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign})
-	s.logger.Debug("kafka source reading", zap.String("topic", topic), zap.Int32s("partitions", mine),
-		zap.String("startup", s.spec.StartupMode), zap.Bool("bounded", s.spec.Bounded))
+	dec := &jsonRecords{dec: newJSONDecoder(s.spec.Schema, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors)}
+	defer dec.dec.Release()
+	return s.log.run(ctx, out, dec)
+}
 
-	dec := newJSONDecoder(s.spec.Schema, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors)
-	defer dec.Release()
-	emit := func() error {
-		b, ok := dec.Flush()
-		if !ok {
-			return nil
+// SnapshotState implements operators.Checkpointer: the next offset of each
+// owned partition.
+func (s *KafkaSource) SnapshotState(id int64) ([]byte, error) {
+	if s.spec.GroupID != "" {
+		if s.pending == nil {
+			s.pending = map[int64]map[int32]int64{}
 		}
-		defer b.Release()
-		return out.Emit(b)
-	}
-	for {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		for _, fe := range fetches.Errors() {
-			if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) {
-				return ctx.Err()
-			}
-			return kafkaError("read", topic, s.spec.Brokers, fmt.Errorf("partition %d: %w", fe.Partition, fe.Err))
-		}
-		var recErr error
-		fetches.EachRecord(func(r *kgo.Record) {
-			if recErr != nil {
-				return
-			}
-			if !admitBounded(end, r) {
-				return // written after the bounded read started
-			}
-			if _, err := dec.Decode(r.Value); err != nil {
-				recErr = types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
-					r.Topic, r.Partition, r.Offset, err), types.ClassUser)
-				return
-			}
-			if dec.Rows() >= kafkaBatchRows {
-				recErr = emit()
-			}
-		})
-		if recErr != nil {
-			return recErr
-		}
-		if err := emit(); err != nil {
-			return err
-		}
-		if end != nil && len(end) == 0 {
-			return nil
+		s.pending[id] = s.log.position()
+		for len(s.pending) > maxPendingCommits {
+			delete(s.pending, minKey(s.pending))
 		}
 	}
+	return s.log.snapshot()
+}
+
+// NotifyCheckpointComplete implements operators.Checkpointer: it commits
+// checkpoint id's offsets to the consumer group, if one is set.
+func (s *KafkaSource) NotifyCheckpointComplete(id int64) error {
+	pos, ok := s.pending[id]
+	for k := range s.pending {
+		if k <= id {
+			delete(s.pending, k)
+		}
+	}
+	if ok {
+		s.log.commitOffsets(s.spec.GroupID, pos)
+	}
+	return nil
+}
+
+// NotifyCheckpointAborted implements operators.Checkpointer.
+func (s *KafkaSource) NotifyCheckpointAborted(id int64) error {
+	delete(s.pending, id)
+	return nil
+}
+
+func minKey(m map[int64]map[int32]int64) int64 {
+	first, k := true, int64(0)
+	for id := range m {
+		if first || id < k {
+			first, k = false, id
+		}
+	}
+	return k
+}
+
+// jsonRecords decodes JSON record values into batches of up to
+// kafkaBatchRows rows.
+type jsonRecords struct{ dec *jsonDecoder }
+
+func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
+	if _, err := j.dec.Decode(r.Value); err != nil {
+		return false, types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
+			r.Topic, r.Partition, r.Offset, err), types.ClassUser)
+	}
+	return j.dec.Rows() >= kafkaBatchRows, nil
+}
+
+func (j *jsonRecords) flush(out operators.Collector) error {
+	b, ok := j.dec.Flush()
+	if !ok {
+		return nil
+	}
+	defer b.Release()
+	return out.Emit(b)
 }
 
 // startOffsets lists the offset of each partition where reading starts.
+// Latest is the last stable offset: rows of a transaction open now are
+// read once it commits.
 func (s *KafkaSource) startOffsets(ctx context.Context, adm *kadm.Client) (map[int32]int64, error) {
 	topic := s.spec.Topic
 	var listed kadm.ListedOffsets
 	var err error
 	switch s.spec.StartupMode {
 	case jobgraph.KafkaStartLatest:
-		listed, err = adm.ListEndOffsets(ctx, topic)
+		listed, err = adm.ListCommittedOffsets(ctx, topic)
 	case jobgraph.KafkaStartTimestamp:
 		listed, err = adm.ListOffsetsAfterMilli(ctx, s.spec.StartupTimestampMs, topic)
 	default:
@@ -208,7 +191,7 @@ func (s *KafkaSource) startOffsets(ctx context.Context, adm *kadm.Client) (map[i
 	if s.spec.StartupMode == jobgraph.KafkaStartTimestamp {
 		// NB: a partition with no record at or after the timestamp may
 		// list -1; reading then starts at its end.
-		if ends, err = adm.ListEndOffsets(ctx, topic); err == nil {
+		if ends, err = adm.ListCommittedOffsets(ctx, topic); err == nil {
 			err = ends.Error()
 		}
 		if err != nil {
@@ -228,13 +211,6 @@ func (s *KafkaSource) startOffsets(ctx context.Context, adm *kadm.Client) (map[i
 		out[o.Partition] = o.Offset
 	})
 	return out, nil
-}
-
-func (s *KafkaSource) runError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return kafkaError("read", s.spec.Topic, s.spec.Brokers, err)
 }
 
 // Close implements operators.Source.

@@ -8,10 +8,10 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
-	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/types"
 )
 
 func init() {
@@ -24,183 +24,119 @@ func init() {
 	})
 }
 
-// ManagedSource reads a managed table's topic from the earliest offset.
-// Subtask i of p reads the partitions whose number is i modulo p. A bounded
-// source (the spec's Bounded or the Context's) reads up to the end offsets it
-// lists when Run starts and then returns nil; an empty topic ends at once. An
-// unbounded one polls until its context is cancelled. Each record is emitted
-// as the batch the sink wrote.
+// ManagedSource reads a managed table's topic from the earliest offset, with
+// isolation level read_committed (see logReader). Subtask i of p reads the
+// partitions whose number is i modulo p. A bounded source (the spec's
+// Bounded or the Context's) reads up to the last stable offsets it lists
+// when Run starts and then returns nil; an empty topic ends at once. An
+// unbounded one polls until its context is cancelled. Each record is
+// emitted as the batch the sink wrote.
+//
+// Its position (SnapshotState) is the topic and the next offset of every
+// partition it owns, after the last record it emitted. Restored, each owned
+// partition starts at its checkpointed offset, one the checkpoint does not
+// hold at the earliest offset; at another parallelism the positions of
+// every old subtask are pooled and each subtask takes the partitions it now
+// owns. Checkpoint notices need nothing.
 type ManagedSource struct {
-	spec    jobgraph.ManagedSourceSpec
-	schema  *arrow.Schema
-	bounded bool
-	subtask int
-	par     int
-	brokers []string
-	logger  *zap.Logger
+	spec   jobgraph.ManagedSourceSpec
+	schema *arrow.Schema
+	log    logReader
 }
 
-var _ operators.Source = (*ManagedSource)(nil)
+var (
+	_ operators.Source       = (*ManagedSource)(nil)
+	_ operators.Checkpointer = (*ManagedSource)(nil)
+)
 
 // NewManagedSource returns a source for spec.
 func NewManagedSource(spec jobgraph.ManagedSourceSpec) *ManagedSource {
 	return &ManagedSource{spec: spec, schema: spec.Schema.ArrowSchema()}
 }
 
-// Open implements operators.Source.
+// Open implements operators.Source. It restores the position from
+// ctx.Restore.
 func (s *ManagedSource) Open(ctx *operators.Context) error {
-	s.bounded = s.spec.Bounded || ctx.Bounded
-	s.subtask, s.par = ctx.Subtask, max(ctx.Parallelism, 1)
-	s.brokers = ctx.Brokers
-	s.logger = ctx.Logger
-	if s.logger == nil {
-		s.logger = zap.NewNop()
+	topic, brokers := s.spec.Topic, ctx.Brokers
+	if len(brokers) == 0 {
+		return topicError("read", topic, nil, errors.New("no brokers configured for the cluster's default log"))
 	}
-	if len(s.brokers) == 0 {
-		return topicError("read", s.spec.Topic, nil, errors.New("no brokers configured for the cluster's default log"))
+	s.log = logReader{
+		kind: "managed table", topic: topic, brokers: brokers, bounded: s.spec.Bounded || ctx.Bounded,
+		wrapErr: func(err error) error { return topicError("read", topic, brokers, err) },
+		startOffsets: func(ctx context.Context, adm *kadm.Client) (map[int32]int64, error) {
+			return listedOffsets(adm.ListStartOffsets(ctx, topic))
+		},
 	}
-	return nil
+	return s.log.open(ctx.Restore, ctx.Subtask, ctx.Parallelism, ctx.Logger)
 }
 
-// Run implements operators.Source. The Kafka clients it creates are closed
+// Run implements operators.Source. The Kafka client it creates is closed
 // before it returns.
 func (s *ManagedSource) Run(ctx context.Context, out operators.Collector) error {
-	topic := s.spec.Topic
-	cl, err := newKafkaClient(s.brokers)
-	if err != nil {
-		return topicError("read", topic, s.brokers, err)
-	}
-	defer cl.Close()
-	adm := kadm.NewClient(cl)
-	nparts, err := topicPartitions(ctx, adm, topic)
-	if err != nil {
-		return s.runError(ctx, err)
-	}
-	var mine []int32
-	for p := 0; p < nparts; p++ {
-		if p%s.par == s.subtask {
-			mine = append(mine, int32(p))
-		}
-	}
-	// end holds, for a bounded read, the offset each unfinished partition
-	// must reach.
-	var end map[int32]int64
-	if s.bounded {
-		end, err = s.endOffsets(ctx, adm, mine)
-		if err != nil {
-			return s.runError(ctx, err)
-		}
-		if len(end) == 0 {
-			return nil
-		}
-	}
-	if len(mine) == 0 {
-		<-ctx.Done()
-		return ctx.Err()
-	}
-	assign := map[int32]kgo.Offset{}
-	for _, p := range mine {
-		if end == nil || end[p] > 0 {
-			assign[p] = kgo.NewOffset().AtStart()
-		}
-	}
-	cl.AddConsumePartitions(map[string]map[int32]kgo.Offset{topic: assign})
-	s.logger.Debug("managed source reading", zap.String("topic", topic), zap.Int32s("partitions", mine),
-		zap.Bool("bounded", s.bounded))
-	for {
-		fetches := cl.PollFetches(ctx)
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		for _, fe := range fetches.Errors() {
-			if errors.Is(fe.Err, context.Canceled) || errors.Is(fe.Err, context.DeadlineExceeded) {
-				return ctx.Err()
-			}
-			return topicError("read", topic, s.brokers, fmt.Errorf("partition %d: %w", fe.Partition, fe.Err))
-		}
-		var emitErr error
-		fetches.EachRecord(func(r *kgo.Record) {
-			if emitErr != nil {
-				return
-			}
-			if !admitBounded(end, r) {
-				return // written after the bounded read started
-			}
-			emitErr = s.emitRecord(r, out)
-		})
-		if emitErr != nil {
-			return emitErr
-		}
-		if end != nil && len(end) == 0 {
-			return nil
-		}
-	}
+	dec := &ipcRecords{schema: s.schema}
+	defer dec.release()
+	return s.log.run(ctx, out, dec)
 }
 
-func (s *ManagedSource) emitRecord(r *kgo.Record, out operators.Collector) error {
-	b, err := decodeBatch(r.Value, s.schema)
+// SnapshotState implements operators.Checkpointer: the next offset of each
+// owned partition.
+func (s *ManagedSource) SnapshotState(int64) ([]byte, error) { return s.log.snapshot() }
+
+// NotifyCheckpointComplete implements operators.Checkpointer; it does
+// nothing.
+func (s *ManagedSource) NotifyCheckpointComplete(int64) error { return nil }
+
+// NotifyCheckpointAborted implements operators.Checkpointer; it does
+// nothing.
+func (s *ManagedSource) NotifyCheckpointAborted(int64) error { return nil }
+
+// Close implements operators.Source.
+func (s *ManagedSource) Close() error { return nil }
+
+// ipcRecords decodes the batch each record of a managed table holds; every
+// record is emitted as it is.
+type ipcRecords struct {
+	schema *arrow.Schema
+	b      types.Batch
+	held   bool
+}
+
+func (d *ipcRecords) add(r *kgo.Record) (bool, error) {
+	b, err := decodeBatch(r.Value, d.schema)
 	if err != nil {
-		return fmt.Errorf("managed table: topic %q partition %d offset %d: bad record: %w",
+		return false, fmt.Errorf("managed table: topic %q partition %d offset %d: bad record: %w",
 			r.Topic, r.Partition, r.Offset, err)
 	}
-	defer b.Release()
-	return out.Emit(b)
+	d.release()
+	d.b, d.held = b, true
+	return true, nil
 }
 
-// endOffsets lists where a bounded read of partitions stops, leaving out
-// partitions that hold nothing to read.
-func (s *ManagedSource) endOffsets(ctx context.Context, adm *kadm.Client, partitions []int32) (map[int32]int64, error) {
-	ends, err := adm.ListEndOffsets(ctx, s.spec.Topic)
-	if err == nil {
-		err = ends.Error()
+func (d *ipcRecords) flush(out operators.Collector) error {
+	if !d.held {
+		return nil
 	}
-	if err != nil {
-		return nil, err
+	defer d.release()
+	return out.Emit(d.b)
+}
+
+func (d *ipcRecords) release() {
+	if d.held {
+		d.b.Release()
+		d.held = false
 	}
-	starts, err := adm.ListStartOffsets(ctx, s.spec.Topic)
+}
+
+// listedOffsets returns the offset of each listed partition.
+func listedOffsets(listed kadm.ListedOffsets, err error) (map[int32]int64, error) {
 	if err == nil {
-		err = starts.Error()
+		err = listed.Error()
 	}
 	if err != nil {
 		return nil, err
 	}
 	out := map[int32]int64{}
-	for _, p := range partitions {
-		e, ok := ends.Lookup(s.spec.Topic, p)
-		if !ok {
-			return nil, fmt.Errorf("no end offset for partition %d", p)
-		}
-		st, _ := starts.Lookup(s.spec.Topic, p)
-		if e.Offset > st.Offset {
-			out[p] = e.Offset
-		}
-	}
+	listed.Each(func(o kadm.ListedOffset) { out[o.Partition] = o.Offset })
 	return out, nil
-}
-
-func (s *ManagedSource) runError(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return ctx.Err()
-	}
-	return topicError("read", s.spec.Topic, s.brokers, err)
-}
-
-// Close implements operators.Source.
-func (s *ManagedSource) Close() error { return nil }
-
-// admitBounded reports whether a bounded read (end: the end offset of each
-// partition still being read; nil when unbounded) takes record r, and
-// forgets r's partition once r is its last record.
-func admitBounded(end map[int32]int64, r *kgo.Record) bool {
-	if end == nil {
-		return true
-	}
-	e, open := end[r.Partition]
-	if !open || r.Offset >= e {
-		return false
-	}
-	if r.Offset+1 >= e {
-		delete(end, r.Partition)
-	}
-	return true
 }

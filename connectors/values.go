@@ -31,14 +31,29 @@ const maxBatchRows = 4096
 // ValuesSource emits the constant rows of an INSERT ... VALUES as +I rows,
 // in order, in batches of up to maxBatchRows, from subtask 0 only; other
 // subtasks end at once. It is bounded: Run returns nil after the last row.
+//
+// Its position (SnapshotState) is the index of the next row to emit.
+// Restored, subtask 0 resumes at that row; at another parallelism it takes
+// old subtask 0's position, the only one that emitted.
 type ValuesSource struct {
 	spec    jobgraph.ValuesSpec
 	schema  *arrow.Schema
 	subtask int
 	env     *expr.Env
+	// next is the index of the next row to emit.
+	next int
 }
 
-var _ operators.Source = (*ValuesSource)(nil)
+var (
+	_ operators.Source       = (*ValuesSource)(nil)
+	_ operators.Checkpointer = (*ValuesSource)(nil)
+)
+
+// valuesPosition is a ValuesSource's position.
+type valuesPosition struct {
+	V    int `json:"v"`
+	Next int `json:"next"`
+}
 
 // NewValuesSource checks spec and returns its source. Each value is an
 // expression over no columns (a literal, a CAST, a function of constants),
@@ -57,7 +72,8 @@ func NewValuesSource(spec jobgraph.ValuesSpec) (*ValuesSource, error) {
 	return &ValuesSource{spec: spec, schema: spec.Schema.ArrowSchema(), env: &expr.Env{Location: time.UTC, Now: time.Now}}, nil
 }
 
-// Open implements operators.Source.
+// Open implements operators.Source. It restores the position from
+// ctx.Restore.
 func (s *ValuesSource) Open(ctx *operators.Context) error {
 	s.subtask = ctx.Subtask
 	env, err := expr.EnvFromConfig(ctx.Config)
@@ -65,6 +81,17 @@ func (s *ValuesSource) Open(ctx *operators.Context) error {
 		return err
 	}
 	s.env = env
+	s.next = 0
+	if r := ctx.Restore; r.ID != 0 && s.subtask == 0 && len(r.State) > 0 && len(r.State[0]) > 0 {
+		var pos valuesPosition
+		if err := decodePosition("values", r.State[0], &pos, &pos.V); err != nil {
+			return err
+		}
+		if pos.Next < 0 || pos.Next > len(s.spec.Rows) {
+			return fmt.Errorf("values: checkpointed position %d is outside the %d rows", pos.Next, len(s.spec.Rows))
+		}
+		s.next = pos.Next
+	}
 	return nil
 }
 
@@ -73,14 +100,17 @@ func (s *ValuesSource) Run(ctx context.Context, out operators.Collector) error {
 	if s.subtask != 0 {
 		return nil
 	}
-	for from := 0; from < len(s.spec.Rows); from += maxBatchRows {
+	for s.next < len(s.spec.Rows) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		b, err := s.build(s.spec.Rows[from:min(from+maxBatchRows, len(s.spec.Rows))])
+		to := min(s.next+maxBatchRows, len(s.spec.Rows))
+		b, err := s.build(s.spec.Rows[s.next:to])
 		if err != nil {
 			return err
 		}
+		// The position moves first: a checkpoint taken inside Emit counts b.
+		s.next = to
 		err = out.Emit(b)
 		b.Release()
 		if err != nil {
@@ -89,6 +119,19 @@ func (s *ValuesSource) Run(ctx context.Context, out operators.Collector) error {
 	}
 	return nil
 }
+
+// SnapshotState implements operators.Checkpointer: the next row's index.
+func (s *ValuesSource) SnapshotState(int64) ([]byte, error) {
+	return encodePosition(valuesPosition{V: positionVersion, Next: s.next})
+}
+
+// NotifyCheckpointComplete implements operators.Checkpointer; it does
+// nothing.
+func (s *ValuesSource) NotifyCheckpointComplete(int64) error { return nil }
+
+// NotifyCheckpointAborted implements operators.Checkpointer; it does
+// nothing.
+func (s *ValuesSource) NotifyCheckpointAborted(int64) error { return nil }
 
 func (s *ValuesSource) build(rows [][]*expr.Expr) (types.Batch, error) {
 	cols := make([]arrow.Array, len(s.spec.Schema))

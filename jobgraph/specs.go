@@ -270,6 +270,9 @@ type KafkaSourceSpec struct {
 	// 'json.fail-on-missing-field' and 'json.ignore-parse-errors'.
 	FailOnMissingField bool `json:"fail_on_missing_field,omitempty"`
 	IgnoreParseErrors  bool `json:"ignore_parse_errors,omitempty"`
+	// GroupID is 'properties.group.id': the consumer group the source
+	// commits checkpointed offsets to, for monitoring only.
+	GroupID string `json:"group_id,omitempty"`
 }
 
 // KafkaSinkSpec appends insert-only rows, one JSON object per record, to one
@@ -320,6 +323,8 @@ type DatagenSpec struct {
 	// NumberOfRows bounds the source over all subtasks; 0 is unbounded.
 	NumberOfRows int64 `json:"number_of_rows"`
 	Seed         int64 `json:"seed,omitempty"`
+	// Table names the table in errors ("db.name").
+	Table string `json:"table,omitempty"`
 }
 
 // PrintSpec writes rows to the task manager's standard output as Flink's
