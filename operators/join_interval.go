@@ -54,7 +54,7 @@ type IntervalJoin struct {
 	sides    [2]*joinSide
 	timers   *bucketTimers
 	bucketMs int64
-	wm       int64
+	watermarkState
 
 	residual *expr.Filter
 	cand     *joinOutput // candidate matches, before the residual
@@ -71,6 +71,7 @@ type IntervalJoin struct {
 var (
 	_ StatefulOperator = (*IntervalJoin)(nil)
 	_ WatermarkHandler = (*IntervalJoin)(nil)
+	_ Checkpointer     = (*IntervalJoin)(nil)
 )
 
 // candidate is a joined row waiting for the residual: pending row p of the
@@ -127,8 +128,13 @@ func (j *IntervalJoin) Open(ctx *Context) error {
 	j.be = be
 	j.sides[0] = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.sides[1] = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("right"))
-	j.timers = newBucketTimers(be.Multiset("timers"), ctx.KeyGroups.Start, j.bucketMs)
-	j.wm = MinWatermark
+	j.timers = newBucketTimers(be.Multiset("timers"), j.bucketMs)
+	if err := j.timers.restore(); err != nil {
+		return err
+	}
+	if err := j.restoreWatermark(ctx.Restore); err != nil {
+		return err
+	}
 	if j.spec.Residual != nil {
 		env, err := expr.EnvFromConfig(ctx.Config)
 		if err != nil {
@@ -344,7 +350,7 @@ func (j *IntervalJoin) addTimer(side, kg int, key []byte, e int64) error {
 	entry = append(entry, byte(side))
 	entry = binary.BigEndian.AppendUint16(entry, uint16(kg))
 	entry = append(entry, key...)
-	return j.timers.add(j.timers.bucketOf(e), entry)
+	return j.timers.add(kg, j.timers.bucketOf(e), entry)
 }
 
 // ProcessWatermark expires the rows of every bucket wm has passed, padding
@@ -354,8 +360,8 @@ func (j *IntervalJoin) ProcessWatermark(wm int64, out Collector) error {
 		return nil
 	}
 	j.wm = wm
-	for bucket, ok := j.timers.next(wm - (j.bucketMs - 1)); ok; bucket, ok = j.timers.next(wm - (j.bucketMs - 1)) {
-		if err := j.fire(bucket, out); err != nil {
+	for bucket, kgs, ok := j.timers.next(wm - (j.bucketMs - 1)); ok; bucket, kgs, ok = j.timers.next(wm - (j.bucketMs - 1)) {
+		if err := j.fire(bucket, kgs, out); err != nil {
 			return err
 		}
 	}
@@ -366,8 +372,8 @@ func (j *IntervalJoin) ProcessWatermark(wm int64, out Collector) error {
 }
 
 // fire expires the rows of the keys listed in bucket's timers.
-func (j *IntervalJoin) fire(bucket int64, out Collector) error {
-	entries, err := j.timers.take(bucket)
+func (j *IntervalJoin) fire(bucket int64, kgs []int, out Collector) error {
+	entries, err := j.timers.take(bucket, kgs)
 	if err != nil {
 		return err
 	}

@@ -53,7 +53,7 @@ type TemporalJoin struct {
 	right  *joinSide
 	timers *bucketTimers
 	refire [][]byte
-	wm     int64
+	watermarkState
 
 	residual *expr.Filter
 	cand     *joinOutput // joined rows waiting for the residual
@@ -69,6 +69,7 @@ type TemporalJoin struct {
 var (
 	_ StatefulOperator = (*TemporalJoin)(nil)
 	_ WatermarkHandler = (*TemporalJoin)(nil)
+	_ Checkpointer     = (*TemporalJoin)(nil)
 )
 
 // temporalBucketMs is the width of a timer bucket.
@@ -112,8 +113,13 @@ func (j *TemporalJoin) Open(ctx *Context) error {
 	j.be = be
 	j.left = newJoinSide(j.spec.LeftSchema, j.spec.LeftKeys, be.Multiset("left"))
 	j.right = newJoinSide(j.spec.RightSchema, j.spec.RightKeys, be.Multiset("versions"))
-	j.timers = newBucketTimers(be.Multiset("timers"), ctx.KeyGroups.Start, temporalBucketMs)
-	j.wm = MinWatermark
+	j.timers = newBucketTimers(be.Multiset("timers"), temporalBucketMs)
+	if err := j.timers.restore(); err != nil {
+		return err
+	}
+	if err := j.restoreWatermark(ctx.Restore); err != nil {
+		return err
+	}
 	if j.spec.Residual != nil {
 		env, err := expr.EnvFromConfig(ctx.Config)
 		if err != nil {
@@ -239,7 +245,7 @@ func (j *TemporalJoin) addBucketTimer(kg int, key []byte, bucket int64) error {
 	entry := make([]byte, 0, 2+len(key))
 	entry = binary.BigEndian.AppendUint16(entry, uint16(kg))
 	entry = append(entry, key...)
-	return j.timers.add(bucket, entry)
+	return j.timers.add(kg, bucket, entry)
 }
 
 // ProcessWatermark joins the left rows the watermark has reached, cleans
@@ -249,8 +255,8 @@ func (j *TemporalJoin) ProcessWatermark(wm int64, out Collector) error {
 		return nil
 	}
 	j.wm = wm
-	for bucket, ok := j.timers.next(wm); ok; bucket, ok = j.timers.next(wm) {
-		if err := j.fire(bucket, out); err != nil {
+	for bucket, kgs, ok := j.timers.next(wm); ok; bucket, kgs, ok = j.timers.next(wm) {
+		if err := j.fire(bucket, kgs, out); err != nil {
 			return err
 		}
 	}
@@ -268,8 +274,8 @@ func (j *TemporalJoin) ProcessWatermark(wm int64, out Collector) error {
 }
 
 // fire joins the keys listed in bucket's timers.
-func (j *TemporalJoin) fire(bucket int64, out Collector) error {
-	entries, err := j.timers.take(bucket)
+func (j *TemporalJoin) fire(bucket int64, kgs []int, out Collector) error {
+	entries, err := j.timers.take(bucket, kgs)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package operators
 import (
 	"container/heap"
 	"encoding/binary"
+	"fmt"
+	"sort"
 
 	"github.com/braidflow/braid/state"
 )
@@ -10,24 +12,36 @@ import (
 // bucketTimers is the timer index of a watermark-driven operator: entries
 // (opaque bytes, such as a key group and key) are filed under the start of
 // a fixed-width time bucket in a multiset state, so firing a bucket never
-// scans all keys; only the starts of pending buckets are held in memory, in
-// a min-heap.
+// scans all keys. In memory there is only an index of that state: the
+// starts of pending buckets in a min-heap and, per bucket, the key groups
+// that have entries in it.
 //
-// NB: timers are per subtask, not per key: they live in the subtask's first
-// key group. The heap is not in state: Braid has no checkpoints yet, so
-// state is never restored; when it is, the heap must be rebuilt from the
-// timer state.
+// Each entry is filed under the key group of the key it belongs to (the
+// state key is (kg, bucket)), so the timers move with their keys when a job
+// is restored at another parallelism, and restore rebuilds the in-memory
+// index from the state of the subtask's key groups: nothing is snapshotted.
 type bucketTimers struct {
 	state  *state.MultisetState
-	kg     int
 	width  int64
 	starts bucketHeap
-	queued map[int64]bool
+	queued map[int64]map[int]struct{} // bucket -> key groups with entries
 	buf    []byte
 }
 
-func newBucketTimers(st *state.MultisetState, kg int, widthMs int64) *bucketTimers {
-	return &bucketTimers{state: st, kg: kg, width: widthMs, queued: map[int64]bool{}}
+func newBucketTimers(st *state.MultisetState, widthMs int64) *bucketTimers {
+	return &bucketTimers{state: st, width: widthMs, queued: map[int64]map[int]struct{}{}}
+}
+
+// restore rebuilds the in-memory index from the timer state, as a resumed
+// subtask finds it (a fresh one finds none). It is called at Open.
+func (t *bucketTimers) restore() error {
+	return t.state.ScanKeys(func(kg int, key []byte) error {
+		if len(key) != 8 {
+			return fmt.Errorf("operators: timer state holds a bad bucket key %x", key)
+		}
+		t.queue(kg, int64(binary.BigEndian.Uint64(key)))
+		return nil
+	})
 }
 
 // bucketOf is the start of the bucket holding time t.
@@ -39,44 +53,62 @@ func (t *bucketTimers) bucketOf(ts int64) int64 {
 	return b * t.width
 }
 
-// add files entry under bucket.
-func (t *bucketTimers) add(bucket int64, entry []byte) error {
+// add files entry under bucket in key group kg, the key group of the key
+// the entry is about.
+func (t *bucketTimers) add(kg int, bucket int64, entry []byte) error {
 	t.buf = binary.BigEndian.AppendUint64(t.buf[:0], uint64(bucket))
-	if err := t.state.Add(t.kg, t.buf, entry, 1); err != nil {
+	if err := t.state.Add(kg, t.buf, entry, 1); err != nil {
 		return err
 	}
-	if !t.queued[bucket] {
-		t.queued[bucket] = true
-		heap.Push(&t.starts, bucket)
-	}
+	t.queue(kg, bucket)
 	return nil
 }
 
-// next pops the earliest pending bucket that starts at or before limit.
-func (t *bucketTimers) next(limit int64) (int64, bool) {
-	if len(t.starts) == 0 || t.starts[0] > limit {
-		return 0, false
+func (t *bucketTimers) queue(kg int, bucket int64) {
+	kgs := t.queued[bucket]
+	if kgs == nil {
+		kgs = map[int]struct{}{}
+		t.queued[bucket] = kgs
+		heap.Push(&t.starts, bucket)
 	}
-	bucket := heap.Pop(&t.starts).(int64)
-	delete(t.queued, bucket)
-	return bucket, true
+	kgs[kg] = struct{}{}
 }
 
-// take removes and returns the entries of bucket; the returned rows are the
-// caller's.
-func (t *bucketTimers) take(bucket int64) ([]state.MultisetRow, error) {
+// next pops the earliest pending bucket that starts at or before limit,
+// with the key groups that have entries in it, ascending. An entry added
+// to the bucket after next queues it again.
+func (t *bucketTimers) next(limit int64) (int64, []int, bool) {
+	if len(t.starts) == 0 || t.starts[0] > limit {
+		return 0, nil, false
+	}
+	bucket := heap.Pop(&t.starts).(int64)
+	kgs := make([]int, 0, len(t.queued[bucket]))
+	for kg := range t.queued[bucket] {
+		kgs = append(kgs, kg)
+	}
+	sort.Ints(kgs)
+	delete(t.queued, bucket)
+	return bucket, kgs, true
+}
+
+// take removes and returns the entries of bucket in key groups kgs, in
+// key-group order; the returned rows are the caller's.
+func (t *bucketTimers) take(bucket int64, kgs []int) ([]state.MultisetRow, error) {
 	key := binary.BigEndian.AppendUint64(nil, uint64(bucket))
-	rows, err := t.state.Get(t.kg, key)
-	if err != nil {
-		return nil, err
-	}
-	entries := make([]state.MultisetRow, len(rows))
-	for i, r := range rows {
-		entries[i] = state.MultisetRow{Row: append([]byte(nil), r.Row...), Count: r.Count}
-	}
-	for _, e := range entries {
-		if err := t.state.Add(t.kg, key, e.Row, -e.Count); err != nil {
+	var entries []state.MultisetRow
+	for _, kg := range kgs {
+		rows, err := t.state.Get(kg, key)
+		if err != nil {
 			return nil, err
+		}
+		first := len(entries)
+		for _, r := range rows {
+			entries = append(entries, state.MultisetRow{Row: append([]byte(nil), r.Row...), Count: r.Count})
+		}
+		for _, e := range entries[first:] {
+			if err := t.state.Add(kg, key, e.Row, -e.Count); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return entries, nil

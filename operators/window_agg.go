@@ -42,7 +42,10 @@ func init() {
 // each row tagged with its order of first appearance. In Go memory there
 // is only the sorted set of window ends in flight and, per end, its start,
 // the next appearance number and the key groups the index has rows in, so
-// a watermark finds the windows it fires without scanning keys.
+// a watermark finds the windows it fires without scanning keys. Open
+// rebuilds it from the timer index, so a checkpoint holds only the keyed
+// state and the watermark (see watermarkState); both are filed per key
+// group of the group key, so the operator restores at any parallelism.
 //
 // NB: a window end determines its window: TUMBLE and HOP windows have a
 // fixed size, and a CUMULATE window is the step of its size-aligned window
@@ -56,7 +59,7 @@ type WindowAgg struct {
 	timers *state.MultisetState
 	maxPar int
 
-	wm   int64
+	watermarkState
 	ends []int64 // the ends of the windows in flight, ascending
 	open map[int64]*openWindow
 
@@ -82,6 +85,7 @@ type WindowAgg struct {
 var (
 	_ StatefulOperator = (*WindowAgg)(nil)
 	_ WatermarkHandler = (*WindowAgg)(nil)
+	_ Checkpointer     = (*WindowAgg)(nil)
 )
 
 // window is [start, end) in ms.
@@ -140,7 +144,8 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 	return a, nil
 }
 
-// Open opens the operator's state at ctx.StateDir.
+// Open opens the operator's state in ctx's backend and rebuilds, from it,
+// the windows in flight of a resumed subtask.
 func (a *WindowAgg) Open(ctx *Context) error {
 	be, maxPar, err := ctx.Keyed()
 	if err != nil {
@@ -150,9 +155,14 @@ func (a *WindowAgg) Open(ctx *Context) error {
 	a.be = be
 	a.accs = be.Value("wacc")
 	a.timers = be.Multiset("wtimers")
-	a.wm = MinWatermark
+	if err := a.restoreWatermark(ctx.Restore); err != nil {
+		return err
+	}
 	a.ends = nil
 	a.open = map[int64]*openWindow{}
+	if err := a.restoreWindows(); err != nil {
+		return err
+	}
 	ks := make(types.Schema, a.nKeys)
 	for i, k := range a.spec.Keys {
 		ks[i] = a.spec.InputSchema[k]
@@ -163,6 +173,53 @@ func (a *WindowAgg) Open(ctx *Context) error {
 	a.schema = a.spec.OutputSchema.ArrowSchema()
 	a.rb = types.NewRowBuilder(nil, a.spec.OutputSchema)
 	return nil
+}
+
+// restoreWindows rebuilds what memory holds of the windows in flight from
+// the timer index, as a resumed subtask finds it (a fresh one finds none):
+// the index has a row per group of every window that has not fired, under
+// (its group's key group, the window's end). A window's next appearance
+// number follows the highest it holds, so groups keep their order of first
+// appearance.
+//
+// NB: at another parallelism the index holds the rows of whichever old
+// subtasks owned this subtask's key groups; their appearance numbers were
+// counted apart, so the order of groups within a window merged from
+// several is by number, then key group (the result rows are the same).
+func (a *WindowAgg) restoreWindows() error {
+	err := a.timers.Scan(func(kg int, key []byte, rows []state.MultisetRow) error {
+		if len(key) != 8 {
+			return fmt.Errorf("operators: window aggregate timer state holds a bad window key %x", key)
+		}
+		end := int64(binary.BigEndian.Uint64(key))
+		ow := a.open[end]
+		if ow == nil {
+			ow = &openWindow{start: windowStart(a.spec.Window, end), kgs: map[int]struct{}{}}
+			a.open[end] = ow
+			a.ends = append(a.ends, end)
+		}
+		ow.kgs[kg] = struct{}{}
+		for _, r := range rows {
+			if len(r.Row) < 8 {
+				return errBadAggState
+			}
+			if seq := binary.BigEndian.Uint64(r.Row); seq >= ow.seq {
+				ow.seq = seq + 1
+			}
+		}
+		return nil
+	})
+	sort.Slice(a.ends, func(i, j int) bool { return a.ends[i] < a.ends[j] })
+	return err
+}
+
+// windowStart is the start of the window of w that ends at end.
+func windowStart(w jobgraph.WindowSpec, end int64) int64 {
+	if w.Kind == jobgraph.WindowCumulate {
+		// The step ends inside its size-aligned window.
+		return (end - 1) - floorMod(end-1, w.SizeMs)
+	}
+	return end - w.SizeMs
 }
 
 // Process accumulates the rows of b into their windows. It borrows b.
@@ -362,7 +419,10 @@ func (a *WindowAgg) fire(end int64, out Collector) error {
 			})
 		}
 	}
-	sort.Slice(a.firing, func(i, j int) bool { return a.firing[i].seq < a.firing[j].seq })
+	sort.Slice(a.firing, func(i, j int) bool {
+		fi, fj := &a.firing[i], &a.firing[j]
+		return fi.seq < fj.seq || fi.seq == fj.seq && fi.kg < fj.kg
+	})
 	for _, g := range a.firing {
 		kl, n := binary.Uvarint(g.row[8:])
 		if n <= 0 || uint64(len(g.row)-8-n) < kl {

@@ -262,21 +262,13 @@ func (b *Backend) loadRows(e *entry) error {
 		return fmt.Errorf("state: read: %w", err)
 	}
 	for ok := it.First(); ok; ok = it.Next() {
-		row := append([]byte(nil), it.Key()[len(lo):]...)
-		v := it.Value()
-		n, w := binary.Uvarint(v)
-		if w <= 0 || n == 0 {
+		r, err := decodeCount(it.Key(), it.Value())
+		if err != nil {
 			it.Close()
-			return fmt.Errorf("state: corrupt multiset count under %x", it.Key())
+			return err
 		}
-		var written uint64
-		if w < len(v) {
-			if written, w = binary.Uvarint(v[w:]); w <= 0 {
-				it.Close()
-				return fmt.Errorf("state: corrupt multiset write time under %x", it.Key())
-			}
-		}
-		e.rows = append(e.rows, MultisetRow{Row: row, Count: int64(n), WriteMs: int64(written)})
+		r.Row = append([]byte(nil), it.Key()[len(lo):]...)
+		e.rows = append(e.rows, r)
 		e.flags = append(e.flags, rowStored)
 	}
 	if err := it.Close(); err != nil {
@@ -391,22 +383,26 @@ const flushBatchBytes = 4 << 20
 // so the state is durable in its SST files (the WAL is off). It is called at
 // checkpoint barriers; the cache keeps its (now clean) entries.
 func (b *Backend) Flush() error {
+	if err := b.writeDirty(); err != nil {
+		return err
+	}
+	if err := b.db.Flush(); err != nil {
+		return fmt.Errorf("state: flush: %w", err)
+	}
+	return nil
+}
+
+// writeDirty writes the state ids and every dirty entry (cached or in the
+// victim buffer) to Pebble, leaving the cache's entries clean; after it a
+// Pebble iterator sees every write.
+func (b *Backend) writeDirty() error {
 	if err := b.writePending(); err != nil {
 		return err
 	}
 	c := &b.cache
 	batch := b.db.NewBatch()
 	if b.newIDs {
-		names := make([]string, 0, len(b.ids))
-		for n := range b.ids {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
-			id := b.ids[n]
-			v := binary.BigEndian.AppendUint16(nil, id.id)
-			_ = batch.Set(append([]byte{0xff, 0xff}, n...), append(v, byte(id.kind)), nil)
-		}
+		b.writeIDs(batch)
 		b.newIDs = false
 	}
 	for _, e := range c.slots {
@@ -421,14 +417,25 @@ func (b *Backend) Flush() error {
 			batch = b.db.NewBatch()
 		}
 	}
-	if err := b.commit(batch); err != nil {
-		return err
-	}
-	if err := b.db.Flush(); err != nil {
-		return fmt.Errorf("state: flush: %w", err)
-	}
-	return nil
+	return b.commit(batch)
 }
+
+// writeIDs adds every name -> state id record to batch.
+func (b *Backend) writeIDs(batch *pebble.Batch) {
+	names := make([]string, 0, len(b.ids))
+	for n := range b.ids {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		id := b.ids[n]
+		v := binary.BigEndian.AppendUint16(nil, id.id)
+		_ = batch.Set(append([]byte{0xff, 0xff}, n...), append(v, byte(id.kind)), nil)
+	}
+}
+
+// KeyGroups returns the range of key groups the backend serves.
+func (b *Backend) KeyGroups() types.KeyGroupRange { return b.opts.KeyGroups }
 
 // Close closes Pebble. It does not Flush: state not flushed is lost, which
 // is what a failed subtask wants (it restores from a checkpoint). Close is

@@ -18,6 +18,15 @@
 // every dirty entry and makes Pebble durable (its WAL is off: a subtask
 // restores from a checkpoint after a crash, never from its local directory).
 //
+// Restore and rescale. Checkpoint makes a Pebble checkpoint of the state;
+// Open on it resumes at the same parallelism. RestoreRanges builds the
+// state of a subtask of another parallelism from the old subtasks'
+// checkpoints: it copies exactly the entries of the new key-group range,
+// remapping state ids by name. Operators that hold an index of their state
+// in memory (pending timers, windows in flight) rebuild it at Open with
+// MultisetState.Scan/ScanKeys or ValueState.Scan, which visit every key of
+// a state in the backend's key-group range.
+//
 // A Backend is used by one goroutine (the subtask's); nothing in it is safe
 // for concurrent use.
 //
