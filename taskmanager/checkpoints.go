@@ -15,6 +15,8 @@ import (
 	"github.com/braidflow/braid/checkpoint"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/runtime"
+	"github.com/braidflow/braid/state"
+	"github.com/braidflow/braid/types"
 )
 
 // checkpointable is what the task manager needs of a subtask to run
@@ -207,8 +209,10 @@ func (r *restoreSource) Close() {
 
 // restoreSubtask fills stateDir/db with the subtask's keyed state from the
 // checkpoint and returns what its operators restore from, and the backend
-// handle the subtask's uploader can reuse. A vertex whose parallelism
-// changed since the checkpoint is refused for now.
+// handle the subtask's uploader can reuse. When the vertex ran at another
+// parallelism, the subtask takes the key groups it now owns from every old
+// subtask whose range overlaps its own, and its operators get every old
+// subtask's operator state (see operators.Restore).
 func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, parallelism int, stateDir string) (runtime.RestoreInfo, *checkpoint.BackendHandle, error) {
 	info := runtime.RestoreInfo{ID: r.id, Operators: map[string][][]byte{}}
 	old := -1
@@ -220,9 +224,12 @@ func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, par
 	if old < 0 {
 		return info, nil, nil // a vertex the checkpoint does not know starts empty
 	}
+	db := filepath.Join(stateDir, "db")
+	if err := os.RemoveAll(db); err != nil {
+		return info, nil, err
+	}
 	if old != parallelism {
-		return info, nil, fmt.Errorf("restore checkpoint %d: vertex %d ran at parallelism %d and now at %d: restoring at another parallelism is not supported yet",
-			r.id, vertex, old, parallelism)
+		return info, nil, r.restoreRescaled(ctx, &info, vertex, subtask, old, parallelism, stateDir)
 	}
 	st := r.manifest.Subtask(vertex, subtask)
 	if st == nil {
@@ -234,14 +241,56 @@ func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, par
 	if st.Backend == nil {
 		return info, nil, nil
 	}
-	db := filepath.Join(stateDir, "db")
-	if err := os.RemoveAll(db); err != nil {
-		return info, nil, err
-	}
 	if err := checkpoint.Download(ctx, r.storage, st.Backend, db); err != nil {
 		return info, nil, fmt.Errorf("restore checkpoint %d: %w", r.id, err)
 	}
 	return info, st.Backend, nil
+}
+
+// restoreRescaled restores a subtask of a vertex that ran at parallelism
+// old and now runs at parallelism: keyed state is merged and clipped to the
+// subtask's key-group range, operator state is handed over whole.
+func (r *restoreSource) restoreRescaled(ctx context.Context, info *runtime.RestoreInfo, vertex, subtask, old, parallelism int, stateDir string) error {
+	info.Rescaled = true
+	maxP := r.manifest.MaxParallelism
+	if maxP <= 0 {
+		maxP = types.DefaultMaxParallelism
+	}
+	mine := types.KeyGroupRangeFor(subtask, parallelism, maxP)
+	var srcs []string
+	tmp := filepath.Join(stateDir, "rescale")
+	defer os.RemoveAll(tmp)
+	for i := 0; i < old; i++ {
+		st := r.manifest.Subtask(vertex, i)
+		if st == nil {
+			continue
+		}
+		for uid, b := range st.Operators {
+			ops := info.Operators[uid]
+			for len(ops) < i {
+				ops = append(ops, nil)
+			}
+			info.Operators[uid] = append(ops, b)
+		}
+		theirs := types.KeyGroupRangeFor(i, old, maxP)
+		if st.Backend == nil || theirs.End < mine.Start || theirs.Start > mine.End {
+			continue
+		}
+		dir := filepath.Join(tmp, fmt.Sprint(i))
+		if err := checkpoint.Download(ctx, r.storage, st.Backend, dir); err != nil {
+			return fmt.Errorf("restore checkpoint %d: %w", r.id, err)
+		}
+		srcs = append(srcs, dir)
+	}
+	if len(srcs) == 0 {
+		return nil
+	}
+	db := filepath.Join(stateDir, "db")
+	if err := state.RestoreRanges(db, srcs, mine, state.Options{KeyGroups: mine, MaxParallelism: maxP}); err != nil {
+		os.RemoveAll(db)
+		return fmt.Errorf("restore checkpoint %d: rescale vertex %d from %d to %d subtasks: %w", r.id, vertex, old, parallelism, err)
+	}
+	return nil
 }
 
 // openJobStorage opens the checkpoint storage of a job attempt, if it has
