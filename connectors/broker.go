@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
 
 	"github.com/twmb/franz-go/pkg/kfake"
@@ -18,10 +19,17 @@ type Broker struct {
 	once    sync.Once
 }
 
+// embeddedMaxMessageBytes is the embedded broker's largest produce batch:
+// the managed sinks' producer batch limit.
+const embeddedMaxMessageBytes = 64 << 20
+
 // StartEmbeddedBroker starts one broker on 127.0.0.1:port (0 picks a free
 // port) that keeps its data in dir, creating dir if needed. A broker started
-// again on the same dir serves what the previous one had persisted. The caller
-// owns the broker and must Close it.
+// again on the same dir serves what the previous one had persisted. Every
+// produced batch is synced to disk before it is acknowledged, so a row an
+// INSERT reported written survives a crash or power loss of the process.
+// Produce batches may be as large as the sinks make them (64 MiB). The
+// caller owns the broker and must Close it.
 func StartEmbeddedBroker(dir string, port int, logger *zap.Logger) (*Broker, error) {
 	if logger == nil {
 		logger = zap.NewNop()
@@ -34,6 +42,8 @@ func StartEmbeddedBroker(dir string, port int, logger *zap.Logger) (*Broker, err
 		kfake.DataDir(dir),
 		kfake.ClusterID("braid-embedded"),
 		kfake.DefaultNumPartitions(1),
+		kfake.SyncWrites(),
+		kfake.BrokerConfigs(map[string]string{"message.max.bytes": strconv.Itoa(embeddedMaxMessageBytes)}),
 		kfake.WithLogger(kfakeLogger{logger.Named("kfake")}),
 	)
 	if err != nil {

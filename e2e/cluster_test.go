@@ -25,6 +25,7 @@ type processCluster struct {
 	dir      string
 	jm       *exec.Cmd
 	tms      []*exec.Cmd
+	tmArgs   [][]string
 	exited   map[*exec.Cmd]chan struct{}
 	mu       sync.Mutex
 	logs     map[string]*strings.Builder
@@ -39,9 +40,10 @@ func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster 
 	c.jm = c.startJobManager()
 	for i := 0; i < taskManagers; i++ {
 		name := fmt.Sprintf("taskmanager-%d", i)
-		c.tms = append(c.tms, c.start(name, filepath.Join(bin, "taskmanager"),
-			"--jobmanager", c.endpoint, "--listen", "127.0.0.1:0", "--slots", strconv.Itoa(slots),
-			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB"))
+		args := []string{"--jobmanager", c.endpoint, "--listen", "127.0.0.1:0", "--slots", strconv.Itoa(slots),
+			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB", "--id", fmt.Sprintf("e2e-tm-%d", i)}
+		c.tmArgs = append(c.tmArgs, args)
+		c.tms = append(c.tms, c.start(name, filepath.Join(bin, "taskmanager"), args...))
 	}
 	t.Cleanup(c.stop)
 	c.waitTaskManagers(taskManagers, 60*time.Second)
@@ -102,6 +104,25 @@ func (c *processCluster) waitTaskManagers(n int, timeout time.Duration) {
 	c.t.Fatalf("%d task managers did not register within %s\n%s", n, timeout, c.Logs())
 }
 
+// metric reads one sample of the job manager's /metrics, by its name with
+// labels as printed; 0 when absent.
+func (c *processCluster) metric(sample string) float64 {
+	c.t.Helper()
+	resp, err := http.Get("http://" + c.httpAddr + "/metrics")
+	if err != nil {
+		c.t.Fatalf("metrics: %v", err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	for _, line := range strings.Split(string(body), "\n") {
+		if v, ok := strings.CutPrefix(line, sample+" "); ok {
+			f, _ := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return f
+		}
+	}
+	return 0
+}
+
 // registered reads the registered task manager gauge from /metrics.
 func (c *processCluster) registered() (int, error) {
 	resp, err := http.Get("http://" + c.httpAddr + "/metrics")
@@ -143,6 +164,15 @@ func tail(s string, n int) string {
 // kill sends SIGKILL to task manager i.
 func (c *processCluster) kill(i int) {
 	c.tms[i].Process.Signal(syscall.SIGKILL)
+}
+
+// restartTaskManager kills task manager i with SIGKILL, waits for it to
+// exit and starts it again with the same id, data directory and slots (on
+// another port).
+func (c *processCluster) restartTaskManager(i int) {
+	c.kill(i)
+	<-c.exited[c.tms[i]]
+	c.tms[i] = c.start(fmt.Sprintf("taskmanager-%d", i), filepath.Join(bin, "taskmanager"), c.tmArgs[i]...)
 }
 
 func (c *processCluster) stop() {
