@@ -11,51 +11,55 @@ import (
 	"time"
 )
 
-// faultKills is how many times TestFaultsExactlyOnce kills a task manager:
-// BRAID_FAULT_KILLS, 5 by default (make test-faults runs 50).
-func faultKills(t *testing.T) int {
-	n := 5
-	if v := os.Getenv("BRAID_FAULT_KILLS"); v != "" {
-		var err error
-		if n, err = strconv.Atoi(v); err != nil || n < 0 {
-			t.Fatalf("BRAID_FAULT_KILLS=%q: want a count", v)
-		}
+// envCount reads a count from the environment, with a default.
+func envCount(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 {
+		t.Fatalf("%s=%q: want a count", name, v)
 	}
 	return n
 }
 
-// TestFaultsExactlyOnce runs a regular join and a GROUP BY at parallelism 4
-// over a 4-partition managed table of 1M keyed events, on two task-manager
-// processes, with a checkpoint every second and exactly-once managed-table
-// sinks, while a task manager is SIGKILLed at random moments and started
-// again. The committed output must equal a batch computation over the same
-// input: every id joined exactly once, every group's count and sum exact.
-func TestFaultsExactlyOnce(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a multi-process cluster; runs without -short (make test)")
-	}
-	const n = 1_000_000
-	kills := faultKills(t)
-	cl := startProcessCluster(t, 2, 4)
+// faultRun is the fault-injection workload: a regular join and a GROUP BY
+// at parallelism 4 over a 4-partition managed table of keyed events, each
+// INSERT into a managed table (exactly-once), with a checkpoint every
+// second and a restart strategy that keeps restarting.
+type faultRun struct {
+	t        *testing.T
+	cl       *processCluster
+	rows     int
+	database string
+	joinJob  string
+	aggJob   string
+	clients  chan error
+}
 
+// startFaultRun loads the input, then submits the two jobs from two
+// clients and returns once both are listed.
+func startFaultRun(t *testing.T, cl *processCluster, rows int) *faultRun {
+	t.Helper()
+	r := &faultRun{t: t, cl: cl, rows: rows, database: fmt.Sprintf("faults_%d", time.Now().UnixNano()), clients: make(chan error, 2)}
 	load := fmt.Sprintf(`
+CREATE DATABASE %[2]s;
+USE %[2]s;
 CREATE TABLE gen (id BIGINT) WITH ('connector' = 'datagen', 'number-of-rows' = '%[1]d', 'rows-per-second' = '100000000',
   'fields.id.kind' = 'sequence', 'fields.id.start' = '1', 'fields.id.end' = '%[1]d');
 CREATE TABLE events (id BIGINT, k BIGINT) WITH ('managed.partitions' = '4');
 CREATE TABLE joined (id BIGINT, k BIGINT);
 CREATE TABLE counts (k BIGINT, c BIGINT, s BIGINT, PRIMARY KEY (k) NOT ENFORCED);
 INSERT INTO events SELECT id, id %% 1000 FROM gen;
-`, n)
-	database := fmt.Sprintf("faults_%d", time.Now().UnixNano())
-	out, stderr, err := braid(t, 2*time.Minute, "sql", "--endpoint", cl.endpoint, "-f",
-		scriptFile(t, fmt.Sprintf("CREATE DATABASE %[1]s;\nUSE %[1]s;\n%s", database, load)))
+`, rows, r.database)
+	out, stderr, err := braid(t, 2*time.Minute, "sql", "--endpoint", cl.endpoint, "-f", scriptFile(t, load))
 	if err != nil {
 		t.Fatalf("loading: %v\n%s", err, stderr)
 	}
 	ids := jobIDLine.FindAllStringSubmatch(out+stderr, -1)
 	waitJob(t, cl.endpoint, ids[len(ids)-1][1], "FINISHED", 2*time.Minute)
 
-	// Each INSERT runs from its own client, which waits for its end.
 	settings := `
 SET 'execution.checkpointing.interval' = '1s';
 SET 'restart-strategy.type' = 'fixed-delay';
@@ -63,68 +67,122 @@ SET 'restart-strategy.fixed-delay.attempts' = '1000';
 SET 'restart-strategy.fixed-delay.delay' = '100ms';
 SET 'parallelism.default' = '4';
 `
-	inserts := map[string]string{
-		"joined": fmt.Sprintf("INSERT INTO %[1]s.joined SELECT a.id, a.k FROM %[1]s.events a JOIN %[1]s.events b ON a.id = b.id;", database),
-		"counts": fmt.Sprintf("INSERT INTO %[1]s.counts SELECT k, COUNT(*), SUM(id) FROM %[1]s.events GROUP BY k;", database),
-	}
-	clients := make(chan error, len(inserts))
-	for _, sql := range inserts {
+	for _, sql := range []string{
+		fmt.Sprintf("INSERT INTO %[1]s.joined SELECT a.id, a.k FROM %[1]s.events a JOIN %[1]s.events b ON a.id = b.id;", r.database),
+		fmt.Sprintf("INSERT INTO %[1]s.counts SELECT k, COUNT(*), SUM(id) FROM %[1]s.events GROUP BY k;", r.database),
+	} {
+		// Each INSERT runs from its own client, which waits for its end.
 		path := scriptFile(t, settings+sql)
 		go func() {
 			_, stderr, err := braid(t, 10*time.Minute, "sql", "--endpoint", cl.endpoint, "-f", path)
 			if err != nil {
 				err = fmt.Errorf("%w\n%s", err, stderr)
 			}
-			clients <- err
+			r.clients <- err
 		}()
 	}
-	joinJob := waitJobNamed(t, cl.endpoint, "insert-into_default_catalog."+database+".joined", time.Minute)
-	aggJob := waitJobNamed(t, cl.endpoint, "insert-into_default_catalog."+database+".counts", time.Minute)
+	r.joinJob = waitJobNamed(t, cl.endpoint, "insert-into_default_catalog."+r.database+".joined", time.Minute)
+	r.aggJob = waitJobNamed(t, cl.endpoint, "insert-into_default_catalog."+r.database+".counts", time.Minute)
+	return r
+}
 
+// inject calls fault n times at random moments while the jobs run, and
+// returns how many it injected before the join finished.
+func (r *faultRun) inject(n int, fault func(rng *rand.Rand)) int {
 	start := time.Now()
 	rng := rand.New(rand.NewPCG(uint64(start.UnixNano()), 1))
-	killed := 0
-	for ; killed < kills; killed++ {
-		if jobStatus(t, cl.endpoint, joinJob) == "FINISHED" {
-			break
+	for k := 0; k < n; k++ {
+		if jobStatus(r.t, r.cl.endpoint, r.joinJob) == "FINISHED" {
+			return k
 		}
-		waitRunning(t, cl.endpoint, 2*time.Minute, joinJob, aggJob)
+		waitRunning(r.t, r.cl.endpoint, 2*time.Minute, r.joinJob, r.aggJob)
 		time.Sleep(time.Duration(300+rng.IntN(1200)) * time.Millisecond)
-		victim := rng.IntN(2)
-		t.Logf("%s: kill %d, task manager %d", time.Since(start).Round(time.Millisecond), killed+1, victim)
-		cl.restartTaskManager(victim)
+		r.t.Logf("%s: fault %d", time.Since(start).Round(time.Millisecond), k+1)
+		fault(rng)
 	}
-	waitJob(t, cl.endpoint, joinJob, "FINISHED", 5*time.Minute)
-	waitJob(t, cl.endpoint, aggJob, "FINISHED", 5*time.Minute)
-	for range inserts {
-		if err := <-clients; err != nil {
+	return n
+}
+
+// check waits for both jobs to finish and compares the committed output
+// with the batch result: every id joined exactly once, every group exact.
+func (r *faultRun) check(clientsMayFail bool) {
+	t := r.t
+	waitJob(t, r.cl.endpoint, r.joinJob, "FINISHED", 5*time.Minute)
+	waitJob(t, r.cl.endpoint, r.aggJob, "FINISHED", 5*time.Minute)
+	for range 2 {
+		if err := <-r.clients; err != nil && !clientsMayFail {
 			t.Errorf("a client's INSERT did not succeed: %v", err)
 		}
 	}
-	t.Logf("%s: both jobs finished after %d kills", time.Since(start).Round(time.Millisecond), killed)
-	restarts := cl.metric("braid_jobmanager_job_restarts_total")
-	completed := cl.metric(`braid_jobmanager_checkpoints_total{outcome="completed"}`)
-	t.Logf("job restarts: %v, checkpoints completed: %v", restarts, completed)
-	if kills > 0 && (restarts < 1 || completed < 1) {
-		t.Errorf("after %d kills: %v restarts and %v completed checkpoints; want both above 0", kills, restarts, completed)
-	}
-	if killed < kills {
-		t.Errorf("the join finished after %d kills, before the %d asked for: make the input larger", killed, kills)
-	}
-
-	check := fmt.Sprintf(`
+	q := fmt.Sprintf(`
 SELECT COUNT(*) AS n, SUM(id) AS s, MIN(id) AS lo, MAX(id) AS hi FROM %[1]s.joined;
 SELECT COUNT(*) AS groups, SUM(c) AS n, SUM(s) AS s FROM %[1]s.counts;
-`, database)
-	out, stderr, err = braid(t, 2*time.Minute, "sql", "--endpoint", cl.endpoint, "--format", "tsv", "-f", scriptFile(t, check))
+`, r.database)
+	out, stderr, err := braid(t, 2*time.Minute, "sql", "--endpoint", r.cl.endpoint, "--format", "tsv", "-f", scriptFile(t, q))
 	if err != nil {
 		t.Fatalf("checking: %v\n%s", err, stderr)
 	}
-	sum := int64(n) * (n + 1) / 2
+	n := int64(r.rows)
+	sum := n * (n + 1) / 2
 	want := fmt.Sprintf("n\ts\tlo\thi\n%d\t%d\t1\t%d\ngroups\tn\ts\n1000\t%d\t%d\n", n, sum, n, n, sum)
 	if out != want {
-		t.Fatalf("after %d kills the output differs from the batch result\n--- got\n%s--- want\n%s", kills, out, want)
+		t.Fatalf("the output differs from the batch result\n--- got\n%s--- want\n%s", out, want)
 	}
+}
+
+// TestFaultsExactlyOnce SIGKILLs a random task manager at random moments
+// (BRAID_FAULT_KILLS times, 5 by default; make test-faults: 50) and starts
+// it again, while the fault workload runs over BRAID_FAULT_ROWS events (1M
+// by default). The committed output must equal the batch result.
+func TestFaultsExactlyOnce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a multi-process cluster; runs without -short (make test)")
+	}
+	kills := envCount(t, "BRAID_FAULT_KILLS", 5)
+	cl := startProcessCluster(t, 2, 4)
+	r := startFaultRun(t, cl, envCount(t, "BRAID_FAULT_ROWS", 1_000_000))
+	killed := r.inject(kills, func(rng *rand.Rand) { cl.restartTaskManager(rng.IntN(2)) })
+	r.check(false)
+	restarts := cl.metric("braid_jobmanager_job_restarts_total")
+	completed := cl.metric(`braid_jobmanager_checkpoints_total{outcome="completed"}`)
+	t.Logf("%d kills, %v job restarts, %v checkpoints completed", killed, restarts, completed)
+	if kills > 0 && (restarts < 1 || completed < 1) {
+		t.Errorf("after %d kills: %v restarts and %v completed checkpoints; want both above 0", killed, restarts, completed)
+	}
+	if killed < kills {
+		t.Errorf("the join finished after %d kills, before the %d asked for: raise BRAID_FAULT_ROWS", killed, kills)
+	}
+}
+
+// TestFaultsJobManagerRestart SIGKILLs the job manager 3 times while the
+// fault workload runs, starting it again on its data directory each time:
+// the jobs resume from the checkpoint etcd points to, and their committed
+// output equals the batch result.
+func TestFaultsJobManagerRestart(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a multi-process cluster; runs without -short (make test)")
+	}
+	cl := startProcessCluster(t, 2, 4)
+	r := startFaultRun(t, cl, envCount(t, "BRAID_FAULT_ROWS", 1_000_000))
+	restarted := r.inject(3, func(*rand.Rand) {
+		cl.restartJobManager()
+		cl.waitTaskManagers(2, time.Minute)
+	})
+	// The clients lose their connection to the killed job manager.
+	r.check(true)
+	if restarted < 3 {
+		t.Errorf("the join finished after %d job manager restarts, before 3: raise BRAID_FAULT_ROWS", restarted)
+	}
+}
+
+// scriptFile writes sql to a file and returns its path.
+func scriptFile(t *testing.T, sql string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "script.sql")
+	if err := os.WriteFile(path, []byte(sql), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 // jobStatus returns the job's status as `braid jobs describe` shows it.
@@ -156,16 +214,6 @@ func waitRunning(t *testing.T, endpoint string, timeout time.Duration, ids ...st
 			time.Sleep(100 * time.Millisecond)
 		}
 	}
-}
-
-// scriptFile writes sql to a file and returns its path.
-func scriptFile(t *testing.T, sql string) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "script.sql")
-	if err := os.WriteFile(path, []byte(sql), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return path
 }
 
 // waitJobNamed waits until the job manager lists a job named name and

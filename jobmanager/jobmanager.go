@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -131,15 +132,16 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		return err
 	}
 	jm.store.SetStatusCheck(scheduler.CheckTransition)
-	if err := jm.forgetEarlierRun(ctx); err != nil {
-		return err
-	}
 	if len(jm.cfg.Kafka) == 0 {
 		jm.broker, err = connectors.StartEmbeddedBroker(filepath.Join(jm.cfg.DataDir, "kafka"), 0, jm.cfg.Logger)
 		if err != nil {
 			return err
 		}
 		jm.log.Info("embedded broker started", zap.Strings("addresses", jm.broker.Addrs()))
+	}
+	// NB: after the broker, whose address resumed jobs need.
+	if err := jm.forgetEarlierRun(ctx); err != nil {
+		return err
 	}
 
 	if err := jm.serveGRPC(); err != nil {
@@ -386,9 +388,10 @@ func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 	return nil
 }
 
-// resumeJob takes over a job that an earlier job manager ran: when it has a
-// completed checkpoint and no client waits for its rows, it becomes
-// RESTARTING here and is deployed again once task managers register.
+// resumeJob takes over a job that an earlier job manager ran: when it takes
+// checkpoints and no client waits for its rows, it becomes RESTARTING here
+// and is deployed again, from its latest completed checkpoint (or its
+// beginning when it has none), once task managers register.
 // Otherwise resumeJob returns why it cannot be resumed.
 func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (string, error) {
 	var g braidv1.JobGraph
@@ -402,13 +405,17 @@ func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (
 			}
 		}
 	}
-	_, ok, err := jm.store.LatestCheckpoint(ctx, rec.ID)
-	if err != nil {
-		return "", err
+	// NB: a job that checkpoints and has no completed checkpoint yet starts
+	// again from the beginning: its transactional sinks committed nothing.
+	if !checkpointing(&g) {
+		return "the job manager restarted while the job ran, and the job takes no checkpoints to resume from", nil
 	}
-	if !ok || !checkpointing(&g) {
-		return "the job manager restarted while the job ran, and the job had no completed checkpoint to resume from", nil
+	// The default log may listen elsewhere now (an embedded broker takes a
+	// free port).
+	if g.Config == nil {
+		g.Config = map[string]string{}
 	}
+	g.Config[ConfigBrokers] = strings.Join(jm.Brokers(), ",")
 	j := newJob(jm, &g, nil, nil)
 	j.startMs = rec.StartUnixMs
 	j.mu.status = StatusRestarting
