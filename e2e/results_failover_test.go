@@ -150,4 +150,3 @@ func TestSelectChangelogExactlyOnceAfterKill(t *testing.T) {
 		t.Fatalf("saw %d distinct ids, want 200000; output starts:\n%s", len(seen), tail(out[:min(len(out), 2000)], 2000))
 	}
 }
-
