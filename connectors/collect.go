@@ -22,12 +22,21 @@ func init() {
 // operators.ResultWriter, and closes the writer when its input ends; that
 // close is the client's end of this subtask's results. The writer borrows
 // each batch. It emits nothing.
+//
+// In a job that checkpoints, the sink marks each checkpoint's barrier in
+// the result stream, and the job manager holds the rows after the last
+// completed checkpoint back from the client. A restarted sink resumes
+// from a checkpoint with a new stream: it keeps no state of its own, since
+// the rows it wrote after that checkpoint were never released.
 type CollectSink struct {
 	w      operators.ResultWriter
 	closed bool
 }
 
-var _ operators.Operator = (*CollectSink)(nil)
+var (
+	_ operators.Operator     = (*CollectSink)(nil)
+	_ operators.Checkpointer = (*CollectSink)(nil)
+)
 
 // Open implements operators.Operator. It fails if the context carries no
 // ResultWriter.
@@ -60,3 +69,19 @@ func (s *CollectSink) EndInput(int, operators.Collector) error {
 // (a cancelled or failed job) leaves the writer open, so the client does not
 // mistake a partial result for a complete one; the task reports the failure.
 func (s *CollectSink) Close() error { return nil }
+
+// SnapshotState implements operators.Checkpointer: it marks the barrier in
+// the result stream. Its operator state is empty.
+func (s *CollectSink) SnapshotState(id int64) ([]byte, error) {
+	if s.closed {
+		return nil, nil
+	}
+	return nil, s.w.Checkpoint(id)
+}
+
+// NotifyCheckpointComplete implements operators.Checkpointer. The job
+// manager, not the sink, releases the rows a checkpoint covers.
+func (s *CollectSink) NotifyCheckpointComplete(int64) error { return nil }
+
+// NotifyCheckpointAborted implements operators.Checkpointer.
+func (s *CollectSink) NotifyCheckpointAborted(int64) error { return nil }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"strconv"
 	"strings"
@@ -130,6 +131,11 @@ func (w *resultWriter) Write(b types.Batch) error {
 
 func (w *resultWriter) Close() error { w.closed++; return nil }
 
+func (w *resultWriter) Checkpoint(id int64) error {
+	w.rows = append(w.rows, fmt.Sprintf("barrier %d", id))
+	return nil
+}
+
 func TestCollect(t *testing.T) {
 	op, err := operators.NewOperator(jobgraph.KindCollect, jobgraph.EncodeSpec(jobgraph.CollectSpec{Schema: testSchema}))
 	if err != nil {
@@ -145,10 +151,14 @@ func TestCollect(t *testing.T) {
 	x, y := testBatch(0, 3, types.Insert), testBatch(1, 2, types.UpdateAfter)
 	defer x.Release()
 	defer y.Release()
-	for _, b := range []types.Batch{x, y} {
-		if err := op.Process(0, b, nil); err != nil {
-			t.Fatal(err)
-		}
+	if err := op.Process(0, x, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := op.(operators.Checkpointer).SnapshotState(7); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Process(0, y, nil); err != nil {
+		t.Fatal(err)
 	}
 	if w.closed != 0 {
 		t.Fatal("writer closed before end of input")
@@ -157,7 +167,7 @@ func TestCollect(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = op.Close()
-	if want := append(formatted(x), formatted(y)...); !equalStrings(w.rows, want) {
+	if want := append(append(formatted(x), "barrier 7"), formatted(y)...); !equalStrings(w.rows, want) {
 		t.Errorf("got %q, want %q", w.rows, want)
 	}
 	if w.closed != 1 {

@@ -332,6 +332,7 @@ func (r *checkpointRun) commit(ctx context.Context, a checkpoint.CommitManifest)
 		return r.coord.CommitFailed(a.ID, err, false, time.Now())
 	}
 	r.latest = a.ID
+	r.j.checkpointCompleted(a.ID)
 	r.log.Info("checkpoint completed", zap.Int64("checkpoint", a.ID), zap.Int("subtasks", len(a.Subtasks)),
 		zap.Duration("took", time.Since(time.UnixMilli(a.TimestampUnixMs))))
 	r.jm.metrics.checkpointEnded(true)

@@ -87,11 +87,12 @@ func (s *clusterService) AcknowledgeCheckpoint(ctx context.Context, a *braidv1.C
 	return &braidv1.CheckpointAckResponse{}, nil
 }
 
-// PushResults relays one collect sink's stream to the job's ResultHandler.
-// The first chunk names the job; the stream ends after a chunk with
-// end=true or when the task manager closes it.
+// PushResults relays one collect sink's stream to the job's ResultHandler
+// (see Job.pushResult). The first chunk names the job; the stream ends
+// after a chunk with end=true or when the task manager closes it.
 func (s *clusterService) PushResults(stream grpc.ClientStreamingServer[braidv1.ResultChunk, braidv1.PushResultsAck]) error {
 	var j *Job
+	first := true // no data came yet: the next data starts with the schema
 	for {
 		c, err := stream.Recv()
 		if errors.Is(err, io.EOF) {
@@ -105,9 +106,11 @@ func (s *clusterService) PushResults(stream grpc.ClientStreamingServer[braidv1.R
 				return notFound(c.JobId)
 			}
 		}
-		if err := j.deliver(c.ArrowIpc, c.End); err != nil {
-			j.finish(StatusCanceled, "result consumer failed: "+err.Error())
-			return status.Error(codes.Canceled, "results are no longer wanted: "+err.Error())
+		if err := j.pushResult(c, first); err != nil {
+			return err
+		}
+		if len(c.ArrowIpc) > 0 {
+			first = false
 		}
 		if c.End {
 			return stream.SendAndClose(&braidv1.PushResultsAck{})

@@ -64,6 +64,11 @@ type Config struct {
 	// s3://bucket/prefix?endpoint=...&region=.... Empty means
 	// DataDir/checkpoints.
 	CheckpointDir string
+	// ResultBufferBytes bounds the results of a SELECT that the job manager
+	// holds back until a checkpoint covers them (when the job takes
+	// checkpoints); a job that exceeds it fails. DefaultResultBufferBytes
+	// when zero.
+	ResultBufferBytes int64
 }
 
 func (c *Config) setDefaults() error {

@@ -66,8 +66,9 @@ func (j *Job) restartable() bool {
 // unrestartableLocked says why the job cannot be restarted at all ("" when
 // it can). j.mu is held.
 func (j *Job) unrestartableLocked() string {
-	if j.results != nil {
-		// NB: a restarted collect sink would send its rows again.
+	if j.results != nil && j.held == nil {
+		// NB: a restarted collect sink would send its rows again; only a
+		// job that checkpoints holds them back until they cannot be.
 		return "its results stream to a client"
 	}
 	return ""
@@ -140,6 +141,10 @@ func (jm *JobManager) redeploy(j *Job) error {
 	j.setPlacementsLocked(placements)
 	attempt := j.mu.attempt
 	j.mu.Unlock()
+	if err := j.restartResults(attempt, cp.ID); err != nil {
+		j.finish(StatusFailed, "results of the query: "+err.Error())
+		return nil
+	}
 	jm.log.Info("job redeploying", zap.String("job", j.id), zap.Int32("attempt", attempt), zap.Int64("from_checkpoint", cp.ID))
 	if err := jm.deploy(ctx, j, restore); err != nil {
 		return fmt.Errorf("attempt %d: %w", attempt, err)

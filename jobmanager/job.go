@@ -34,6 +34,11 @@ func terminal(status string) bool { return scheduler.JobStatus(status).Terminal(
 // (backpressure). It is called with end=true exactly once: when the sink has
 // written its last rows, or with nil bytes when the job ends before that
 // (failed or canceled). An error from it cancels the job.
+//
+// When the job takes checkpoints, the handler sees rows only once the
+// checkpoint after them completes, and the end when the job finishes; a
+// job that restarts from a checkpoint does not repeat rows (see
+// resultBuffer).
 type ResultHandler func(arrowIPC []byte, end bool) error
 
 type subtaskKey struct{ vertex, subtask int32 }
@@ -68,8 +73,12 @@ type Job struct {
 	transition sync.Mutex
 
 	results      ResultHandler
-	resultsMu    sync.Mutex // held while the handler runs
+	resultsMu    sync.Mutex // held while the handler runs; before heldMu
 	resultsEnded bool       // guarded by resultsMu
+	// held holds the results back until a checkpoint covers them; nil
+	// unless the job has results and takes checkpoints.
+	heldMu sync.Mutex
+	held   *resultBuffer // guarded by heldMu
 
 	mu struct {
 		sync.Mutex
@@ -100,6 +109,9 @@ func newJob(jm *JobManager, graph *braidv1.JobGraph, placements []*braidv1.Place
 		done:    make(chan struct{}),
 		results: results,
 		restart: scheduler.NewRestartPolicy(graph.Restart, nil),
+	}
+	if results != nil && checkpointing(graph) {
+		j.held = newResultBuffer(jm.cfg.ResultBufferBytes)
 	}
 	j.mu.status = StatusCreated
 	j.setPlacementsLocked(placements)
@@ -288,7 +300,7 @@ func (j *Job) finish(status, msg string) {
 	// NB: slots and the result stream are settled before Wait returns, so
 	// a caller that saw the end can submit again at once.
 	j.jm.pool.Release(j.id)
-	j.endResults()
+	j.endResults(status == StatusFinished)
 	close(j.done)
 	j.jm.retire(j.id)
 }
@@ -327,13 +339,33 @@ func (j *Job) deliver(ipc []byte, end bool) error {
 }
 
 // endResults delivers the end of the result stream if the sink has not.
-func (j *Job) endResults() {
+// Results held back for checkpoints go first: all of them when the job
+// finished (no attempt will replay them), else those a checkpoint covers.
+func (j *Job) endResults(finished bool) {
 	if j.results == nil {
 		return
 	}
 	// NB: a handler blocked on a slow client holds resultsMu; ending the
 	// stream waits for it rather than calling the handler concurrently.
-	if err := j.deliver(nil, true); err != nil {
+	j.resultsMu.Lock()
+	defer j.resultsMu.Unlock()
+	if j.resultsEnded {
+		return
+	}
+	j.resultsEnded = true
+	var out [][]byte
+	if j.held != nil {
+		j.heldMu.Lock()
+		out = j.held.take(finished)
+		j.heldMu.Unlock()
+	}
+	for _, b := range out {
+		if err := j.results(b, false); err != nil {
+			j.jm.log.Debug("result handler refused the last results", zap.String("job", j.id), zap.Error(err))
+			return
+		}
+	}
+	if err := j.results(nil, true); err != nil {
 		j.jm.log.Debug("result handler refused the end of results", zap.String("job", j.id), zap.Error(err))
 	}
 }

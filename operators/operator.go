@@ -76,6 +76,11 @@ type WatermarkHandler interface {
 type ResultWriter interface {
 	// Write sends one batch. It borrows the batch.
 	Write(b types.Batch) error
+	// Checkpoint marks checkpoint id's barrier in the stream: the rows
+	// written before it are covered by checkpoint id, and the client sees
+	// them once it completes (a job that restarts from it replays only the
+	// rows after the mark).
+	Checkpoint(id int64) error
 	// Close marks the end of this subtask's results.
 	Close() error
 }

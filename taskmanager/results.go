@@ -19,12 +19,15 @@ import (
 // Arrow IPC stream cut into ResultChunks. The stream opens on the first
 // Write; the first chunk carries the schema. Close ends the IPC stream and
 // sends end=true, then waits for the job manager's acknowledgement, so the
-// rows are delivered before the subtask reports FINISHED.
+// rows are delivered before the subtask reports FINISHED. Checkpoint sends
+// a chunk that marks a barrier. Every chunk names the job attempt, so the
+// job manager drops what a superseded attempt still sends.
 type resultWriter struct {
 	ctx     context.Context
 	client  braidv1.ClusterServiceClient
 	jobID   string
 	subtask int32
+	attempt int32
 
 	mu     sync.Mutex
 	stream grpc.ClientStreamingClient[braidv1.ResultChunk, braidv1.PushResultsAck]
@@ -64,13 +67,25 @@ func (r *resultWriter) Write(b types.Batch) error {
 	if err := r.w.Write(b.Rec); err != nil {
 		return fmt.Errorf("taskmanager: encode result batch: %w", err)
 	}
-	return r.send(false)
+	return r.send(&braidv1.ResultChunk{ArrowIpc: r.buf.Bytes()})
 }
 
-// send ships what buf holds. NB: gRPC serializes the message inside Send,
-// so buf may be reused as soon as Send returns.
-func (r *resultWriter) send(end bool) error {
-	err := r.stream.Send(&braidv1.ResultChunk{JobId: r.jobID, Subtask: r.subtask, ArrowIpc: r.buf.Bytes(), End: end})
+// Checkpoint marks checkpoint id's barrier in the stream. Before the first
+// Write there is nothing to mark: the stream is not opened for it.
+func (r *resultWriter) Checkpoint(id int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed || r.stream == nil {
+		return nil
+	}
+	return r.send(&braidv1.ResultChunk{CheckpointId: id})
+}
+
+// send ships c, naming the job, subtask and attempt. NB: gRPC serializes
+// the message inside Send, so buf may be reused as soon as Send returns.
+func (r *resultWriter) send(c *braidv1.ResultChunk) error {
+	c.JobId, c.Subtask, c.Attempt = r.jobID, r.subtask, r.attempt
+	err := r.stream.Send(c)
 	if err != nil {
 		// The real cause arrives with CloseAndRecv.
 		if _, rerr := r.stream.CloseAndRecv(); rerr != nil {
@@ -98,7 +113,7 @@ func (r *resultWriter) Close() error {
 			return fmt.Errorf("taskmanager: end the result stream: %w", err)
 		}
 	}
-	if err := r.send(true); err != nil {
+	if err := r.send(&braidv1.ResultChunk{ArrowIpc: r.buf.Bytes(), End: true}); err != nil {
 		return err
 	}
 	if _, err := r.stream.CloseAndRecv(); err != nil {

@@ -426,7 +426,7 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 		Logger:         tm.log.With(zap.String("job", g.JobId), zap.String("vertex", v.Name), zap.Int32("subtask", ref.Subtask)),
 	}
 	if hasCollect(v) {
-		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobId, subtask: ref.Subtask}
+		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobId, subtask: ref.Subtask, attempt: req.Attempt}
 	}
 	stateDir := filepath.Join(j.dir, fmt.Sprintf("%d-%d", v.Id, ref.Subtask))
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {

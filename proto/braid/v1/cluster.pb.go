@@ -647,8 +647,16 @@ type ResultChunk struct {
 	JobId   string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
 	Subtask int32                  `protobuf:"varint,2,opt,name=subtask,proto3" json:"subtask,omitempty"`
 	// arrow_ipc holds the bytes of an Arrow IPC stream since the last chunk.
-	ArrowIpc      []byte `protobuf:"bytes,3,opt,name=arrow_ipc,json=arrowIpc,proto3" json:"arrow_ipc,omitempty"`
-	End           bool   `protobuf:"varint,4,opt,name=end,proto3" json:"end,omitempty"`
+	ArrowIpc []byte `protobuf:"bytes,3,opt,name=arrow_ipc,json=arrowIpc,proto3" json:"arrow_ipc,omitempty"`
+	End      bool   `protobuf:"varint,4,opt,name=end,proto3" json:"end,omitempty"`
+	// checkpoint_id, when set, marks checkpoint checkpoint_id's barrier in the
+	// stream: every byte before this chunk came before the barrier. Such a
+	// chunk carries no arrow_ipc. The job manager releases the bytes before a
+	// barrier to the client once that checkpoint completes.
+	CheckpointId int64 `protobuf:"varint,5,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
+	// attempt is the job attempt whose sink sends the stream; chunks of an
+	// earlier attempt are dropped.
+	Attempt       int32 `protobuf:"varint,6,opt,name=attempt,proto3" json:"attempt,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -709,6 +717,20 @@ func (x *ResultChunk) GetEnd() bool {
 		return x.End
 	}
 	return false
+}
+
+func (x *ResultChunk) GetCheckpointId() int64 {
+	if x != nil {
+		return x.CheckpointId
+	}
+	return 0
+}
+
+func (x *ResultChunk) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
 }
 
 type PushResultsAck struct {
@@ -787,12 +809,14 @@ const file_braid_v1_cluster_proto_rawDesc = "" +
 	" \x01(\x0e2\x14.braid.v1.ErrorClassR\n" +
 	"errorClass\x12\x18\n" +
 	"\aattempt\x18\v \x01(\x05R\aattempt\"\x0f\n" +
-	"\rTaskStatusAck\"m\n" +
+	"\rTaskStatusAck\"\xac\x01\n" +
 	"\vResultChunk\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12\x1b\n" +
 	"\tarrow_ipc\x18\x03 \x01(\fR\barrowIpc\x12\x10\n" +
-	"\x03end\x18\x04 \x01(\bR\x03end\"\x10\n" +
+	"\x03end\x18\x04 \x01(\bR\x03end\x12#\n" +
+	"\rcheckpoint_id\x18\x05 \x01(\x03R\fcheckpointId\x12\x18\n" +
+	"\aattempt\x18\x06 \x01(\x05R\aattempt\"\x10\n" +
 	"\x0ePushResultsAck*\x8e\x01\n" +
 	"\n" +
 	"ErrorClass\x12\x1b\n" +
