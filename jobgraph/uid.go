@@ -18,7 +18,7 @@ const UIDLength = 16
 // so a savepoint restores into the changed job.
 var tuningFields = map[string]bool{
 	"ttl_ms": true, "left_ttl_ms": true, "right_ttl_ms": true, // state TTL
-	"bounded":         true, // a scan of what exists vs. following the log
+	"bounded":         true,                         // a scan of what exists vs. following the log
 	"rows_per_second": true, "number_of_rows": true, // datagen pace and size
 	"brokers":               true,
 	"group_id":              true,
