@@ -106,13 +106,7 @@ func (j *Job) startCheckpoints() {
 			r.sources[p.TaskManagerId] = append(r.sources[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
 		}
 	}
-	for _, v := range j.graph.Vertices {
-		info := checkpoint.VertexInfo{ID: int(v.Id), Parallelism: int(v.Parallelism)}
-		for _, op := range v.Chain {
-			info.OperatorUIDs = append(info.OperatorUIDs, op.Uid)
-		}
-		r.vertices = append(r.vertices, info)
-	}
+	r.vertices = checkpoint.VerticesOf(j.graph)
 	j.mu.cp = r
 	j.jm.wg.Add(1)
 	go func() {
