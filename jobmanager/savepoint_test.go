@@ -183,3 +183,47 @@ func TestSavepointRestoreAtOtherParallelism(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStopJobStatement runs SHOW JOBS and STOP JOB ... WITH SAVEPOINT
+// through the SQL gateway, then starts the query again from the savepoint.
+func TestStopJobStatement(t *testing.T) {
+	cl, c := startSQLCluster(t, t.TempDir())
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	run(t, s, `SET 'parallelism.default' = '2'; CREATE TABLE src (k INT, v BIGINT);
+		CREATE TABLE dst (k INT, n BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED);`)
+	want := map[int][2]int64{}
+	sumsBatch(t, s, want, 0, 40)
+	id := startInsert(t, s, sumsQuery)
+	waitTable(t, s, "SELECT * FROM dst;", expectedSums(want))
+
+	jobs := run(t, s, "SHOW JOBS;")
+	found := false
+	for _, r := range jobs.rows {
+		found = found || strings.HasPrefix(r, "+I["+id+", insert-into_default_catalog.default_database.dst, RUNNING, ")
+	}
+	if !found {
+		t.Fatalf("SHOW JOBS: %q has no running job %s", jobs.rows, id)
+	}
+	if got := jobs.cols; len(got) != 4 || got[0].Name != "job id" || got[3].Name != "start time" {
+		t.Errorf("SHOW JOBS columns: %+v", got)
+	}
+	stop := run(t, s, "STOP JOB '"+id+"' WITH SAVEPOINT;")
+	if len(stop.rows) != 1 || !strings.Contains(stop.rows[0], "#savepoint-") || stop.cols[0].Name != "savepoint path" {
+		t.Fatalf("STOP JOB WITH SAVEPOINT: %q %+v", stop.rows, stop.cols)
+	}
+	sp := strings.TrimSuffix(strings.TrimPrefix(stop.rows[0], "+I["), "]")
+	if d, err := c.DescribeJob(context.Background(), id); err != nil || d.Job.Status != "FINISHED" {
+		t.Fatalf("after STOP JOB: %+v %v", d.Job, err)
+	}
+	sumsBatch(t, s, want, 40, 60)
+	r := openSession(t, c)
+	run(t, r, "SET 'parallelism.default' = '2'; SET 'execution.savepoint.path' = '"+sp+"';")
+	id = startInsert(t, r, sumsQuery)
+	waitTable(t, s, "SELECT * FROM dst;", expectedSums(want))
+	run(t, s, "STOP JOB '"+id+"';")
+	if d, err := c.DescribeJob(context.Background(), id); err != nil || d.Job.Status != "CANCELED" {
+		t.Fatalf("after STOP JOB without savepoint: %+v %v", d.Job, err)
+	}
+}
