@@ -69,4 +69,6 @@ type VertexInfo struct {
 	ID           int      `json:"id"`
 	Parallelism  int      `json:"parallelism"`
 	OperatorUIDs []string `json:"operator_uids"`
+	// OperatorNames are the operators' names, in chain order, for errors.
+	OperatorNames []string `json:"operator_names,omitempty"`
 }

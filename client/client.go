@@ -232,3 +232,37 @@ func (c *Client) CancelJob(ctx context.Context, jobID string) error {
 	_, err := c.rpc.CancelJob(ctx, &braidv1.CancelJobRequest{JobId: jobID})
 	return c.convert(ctx, err)
 }
+
+// TriggerSavepoint takes a savepoint of a running job (named by its id or
+// a unique prefix of it) and returns the job's full id and the URI of the
+// savepoint's manifest. With dir set, the savepoint is copied under
+// <dir>/<job id>/ and the copy's URI is returned. The job keeps running.
+func (c *Client) TriggerSavepoint(ctx context.Context, jobID, dir string) (id, path string, err error) {
+	resp, err := c.rpc.TriggerSavepoint(ctx, &braidv1.TriggerSavepointRequest{JobId: jobID, Dir: dir})
+	if err != nil {
+		return "", "", c.convert(ctx, err)
+	}
+	return resp.JobId, resp.Path, nil
+}
+
+// StopJob stops a running job. With savepoint it first takes a savepoint
+// (copied under dir when set) and returns its URI; the job ends FINISHED.
+// Without savepoint the job is canceled.
+func (c *Client) StopJob(ctx context.Context, jobID string, savepoint bool, dir string) (id, path string, err error) {
+	resp, err := c.rpc.StopJob(ctx, &braidv1.StopJobRequest{JobId: jobID, Savepoint: savepoint, Dir: dir})
+	if err != nil {
+		return "", "", c.convert(ctx, err)
+	}
+	return resp.JobId, resp.Path, nil
+}
+
+// RescaleJob restarts a running job from a fresh savepoint with every
+// vertex (but collect sinks and VALUES sources) at parallelism, keeping
+// its id. It returns the savepoint's URI.
+func (c *Client) RescaleJob(ctx context.Context, jobID string, parallelism int) (id, path string, err error) {
+	resp, err := c.rpc.RescaleJob(ctx, &braidv1.RescaleJobRequest{JobId: jobID, Parallelism: int32(parallelism)})
+	if err != nil {
+		return "", "", c.convert(ctx, err)
+	}
+	return resp.JobId, resp.Path, nil
+}

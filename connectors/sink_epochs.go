@@ -128,6 +128,9 @@ type sinkWriter struct {
 	scanFrom int64 // marker offset below every marker of this attempt
 	lastID   int64 // last checkpoint seen
 	ended    bool
+	// savepointsOnly: the job takes no periodic checkpoints, so the writer
+	// never switches to transactions (Context.SavepointsOnly).
+	savepointsOnly bool
 
 	// sealed are the epochs whose checkpoint has not completed, oldest
 	// first; sealed[0] is pre-committed in the open transaction. cur are
@@ -159,8 +162,17 @@ func (w *sinkWriter) Open(ctx *operators.Context) error {
 	w.txnID = w.cfg.TxnID(ctx.Subtask)
 	w.lastID = ctx.Restore.ID
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	w.savepointsOnly = ctx.SavepointsOnly
 	if w.cfg.Guarantee == guaranteeExactlyOnce && (ctx.Restore.ID != 0 || ctx.Checkpointing) {
-		return w.startTransactions(ctx.Restore, ctx.Parallelism)
+		if err := w.startTransactions(ctx.Restore, ctx.Parallelism); err != nil || !w.savepointsOnly {
+			return err
+		}
+		// NB: a job without periodic checkpoints that resumes from a
+		// savepoint recovers the savepoint's epochs, then writes as it did
+		// before the savepoint: a transaction would wait for a checkpoint
+		// that never comes.
+		w.cl.Close()
+		w.cl, w.eos = nil, false
 	}
 	cl, err := newKafkaClient(w.cfg.Brokers, w.clientOpts()...)
 	if err != nil {
@@ -314,7 +326,7 @@ func (w *sinkWriter) Snapshot(id int64) ([]byte, error) {
 				return nil, err
 			}
 		}
-		if w.cfg.Guarantee != guaranteeExactlyOnce {
+		if w.cfg.Guarantee != guaranteeExactlyOnce || w.savepointsOnly {
 			return nil, nil
 		}
 		// The job checkpoints: switch to transactions from this epoch on

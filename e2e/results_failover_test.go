@@ -1,25 +1,12 @@
 package e2e
 
 import (
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
-
-// restartTaskManager kills task manager i with SIGKILL and starts it again
-// with the same arguments and data directory, as a supervisor would.
-func (c *processCluster) restartTaskManager(i int) {
-	c.t.Helper()
-	old := c.tms[i]
-	old.Process.Signal(syscall.SIGKILL)
-	<-c.exited[old]
-	name := fmt.Sprintf("taskmanager-%d", i)
-	c.tms[i] = c.start(name, old.Path, old.Args[1:]...)
-}
 
 // failoverScript is a bounded query of about eight seconds on a
 // checkpointing job that restarts.

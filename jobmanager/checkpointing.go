@@ -80,21 +80,21 @@ type checkpointRun struct {
 	storage *checkpoint.Storage
 	coord   *checkpoint.Coordinator
 	latest  int64 // id of the job's latest checkpoint in etcd
+	// waiters wait for the outcome of the savepoints they triggered.
+	waiters map[int64]chan savepointOutcome
 }
 
 // startCheckpoints starts coordinating the checkpoints of the job's
-// current attempt, when the job takes checkpoints.
+// current attempt. Every job has a run: one without periodic checkpoints
+// (interval 0) takes savepoints only.
 func (j *Job) startCheckpoints() {
-	if !checkpointing(j.graph) {
-		return
-	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	if terminal(j.mu.status) || j.mu.cp != nil {
 		return
 	}
 	r := &checkpointRun{jm: j.jm, j: j, attempt: j.mu.attempt, tmAddrs: j.mu.tmAddrs,
-		sources: map[string][]*braidv1.SubtaskRef{}, uri: j.jm.checkpointStorageURI(j),
+		sources: map[string][]*braidv1.SubtaskRef{}, uri: j.jm.checkpointStorageURI(j), waiters: map[int64]chan savepointOutcome{},
 		log:    j.jm.log.With(zap.String("job", j.id), zap.Int32("attempt", j.mu.attempt)),
 		events: make(chan func(time.Time) []checkpoint.Action, 256), done: make(chan struct{}), stopped: make(chan struct{})}
 	var tasks, sources []checkpoint.TaskID
@@ -106,13 +106,7 @@ func (j *Job) startCheckpoints() {
 			r.sources[p.TaskManagerId] = append(r.sources[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
 		}
 	}
-	for _, v := range j.graph.Vertices {
-		info := checkpoint.VertexInfo{ID: int(v.Id), Parallelism: int(v.Parallelism)}
-		for _, op := range v.Chain {
-			info.OperatorUIDs = append(info.OperatorUIDs, op.Uid)
-		}
-		r.vertices = append(r.vertices, info)
-	}
+	r.vertices = checkpoint.VerticesOf(j.graph)
 	j.mu.cp = r
 	j.jm.wg.Add(1)
 	go func() {
@@ -273,10 +267,22 @@ func (r *checkpointRun) perform(ctx context.Context, acts []checkpoint.Action) {
 		case checkpoint.CommitManifest:
 			acts = append(acts, r.commit(ctx, a)...)
 		case checkpoint.Notify:
+			if w := r.waiters[a.ID]; w != nil && a.Completed {
+				// NB: a savepoint's notices are delivered before its waiter
+				// hears of it, so that sinks commit before a stop cancels.
+				r.notifyWait(a)
+				delete(r.waiters, a.ID)
+				w <- savepointOutcome{id: a.ID, path: r.storage.Resolve(checkpoint.ManifestKey(a.ID, true))}
+				continue
+			}
 			r.notify(a)
 		case checkpoint.Abort:
 			r.log.Warn("checkpoint aborted", zap.Int64("checkpoint", a.ID), zap.String("reason", a.Reason))
 			r.jm.metrics.checkpointEnded(false)
+			if w := r.waiters[a.ID]; w != nil {
+				delete(r.waiters, a.ID)
+				w <- savepointOutcome{id: a.ID, err: fmt.Errorf("savepoint %d aborted: %s", a.ID, a.Reason)}
+			}
 		case checkpoint.Delete:
 			r.delete(ctx, a)
 		case checkpoint.FailJob:
@@ -337,6 +343,29 @@ func (r *checkpointRun) commit(ctx context.Context, a checkpoint.CommitManifest)
 		zap.Duration("took", time.Since(time.UnixMilli(a.TimestampUnixMs))))
 	r.jm.metrics.checkpointEnded(true)
 	return r.coord.Committed(a.ID, time.Now())
+}
+
+// notifyWait is notify, returning once every task manager answered or
+// timed out.
+func (r *checkpointRun) notifyWait(a checkpoint.Notify) {
+	var wg sync.WaitGroup
+	for _, addr := range r.tmAddrs {
+		req := &braidv1.NotifyCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID, Completed: a.Completed}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, err := r.jm.taskClient(addr)
+			if err == nil {
+				ctx, cancel := context.WithTimeout(r.jm.ctx, rpcTimeout)
+				_, err = c.NotifyCheckpoint(ctx, req)
+				cancel()
+			}
+			if err != nil {
+				r.log.Debug("notify savepoint", zap.Int64("checkpoint", a.ID), zap.Error(err))
+			}
+		}()
+	}
+	wg.Wait()
 }
 
 // notify tells every task manager of the attempt a checkpoint's outcome.

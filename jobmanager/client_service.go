@@ -145,3 +145,27 @@ func (s *clientService) CancelJob(ctx context.Context, req *braidv1.CancelJobReq
 	}
 	return &braidv1.CancelJobResponse{}, nil
 }
+
+func (s *clientService) TriggerSavepoint(ctx context.Context, req *braidv1.TriggerSavepointRequest) (*braidv1.TriggerSavepointResponse, error) {
+	id, path, err := s.jm.TriggerSavepoint(ctx, req.JobId, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &braidv1.TriggerSavepointResponse{Path: path, JobId: id}, nil
+}
+
+func (s *clientService) StopJob(ctx context.Context, req *braidv1.StopJobRequest) (*braidv1.StopJobResponse, error) {
+	id, path, err := s.jm.StopJob(ctx, req.JobId, req.Savepoint, req.Dir)
+	if err != nil {
+		return nil, err
+	}
+	return &braidv1.StopJobResponse{Path: path, JobId: id}, nil
+}
+
+func (s *clientService) RescaleJob(ctx context.Context, req *braidv1.RescaleJobRequest) (*braidv1.RescaleJobResponse, error) {
+	id, path, err := s.jm.RescaleJob(ctx, req.JobId, int(req.Parallelism))
+	if err != nil {
+		return nil, err
+	}
+	return &braidv1.RescaleJobResponse{Path: path, JobId: id}, nil
+}

@@ -130,6 +130,8 @@ func (jm *JobManager) redeploy(j *Job) error {
 	}
 	if ok {
 		restore = &braidv1.RestoreSpec{CheckpointId: cp.ID, Manifest: cp.Path}
+	} else {
+		restore = j.initial
 	}
 	j.mu.Lock()
 	if j.mu.status != StatusRestarting {

@@ -249,6 +249,8 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 		return x.run(ctx, st.Stmt)
 	case *ast.ExplainStmt:
 		return x.explain(ctx, st)
+	case *ast.StopJobStmt:
+		return x.stopJob(ctx, st)
 	case *ast.BeginStatementSetStmt, *ast.StatementSetStmt, *ast.EndStmt:
 		return &planner.Error{Pos: st.Position(), Msg: "statement sets are not supported yet"}
 	case *ast.CreateViewStmt, *ast.DropViewStmt:
@@ -429,12 +431,29 @@ func (x *execution) show(ctx context.Context, st *ast.ShowStmt) error {
 			return err
 		}
 		var rows [][]string
-		for _, j := range jobs {
-			rows = append(rows, []string{j.ID, j.Name, j.Status, time.UnixMilli(j.StartUnixMs).UTC().Format("2006-01-02T15:04:05.000")})
+		for _, r := range jobs {
+			j := x.g.jm.summary(r) // NB: the live status of a job running here
+			rows = append(rows, []string{j.JobId, j.Name, j.Status, time.UnixMilli(j.StartTimeUnixMs).UTC().Format("2006-01-02T15:04:05.000")})
 		}
 		return x.table([]string{"job id", "job name", "status", "start time"}, rows)
 	}
 	return userErr(st.Pos, "SHOW %s is not supported yet", st.What)
+}
+
+// stopJob is STOP JOB 'id' [WITH SAVEPOINT]: with a savepoint it returns
+// the savepoint's path as a one-column table, as Flink's SQL client does.
+func (x *execution) stopJob(ctx context.Context, st *ast.StopJobStmt) error {
+	if st.WithDrain {
+		return userErr(st.Pos, "STOP JOB ... WITH DRAIN is not supported yet")
+	}
+	_, path, err := x.g.jm.StopJob(ctx, st.JobID, st.WithSavepoint, "")
+	if err != nil {
+		return err
+	}
+	if !st.WithSavepoint {
+		return x.out.status("Execute statement succeed.", "")
+	}
+	return x.table([]string{"savepoint path"}, [][]string{{path}})
 }
 
 func (x *execution) describe(ctx context.Context, st *ast.DescribeStmt) error {

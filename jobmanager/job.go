@@ -64,6 +64,11 @@ type Job struct {
 	// restart decides whether a failure restarts the job; used under mu.
 	restart *scheduler.RestartPolicy
 
+	// initial is the savepoint the first attempt restored from
+	// (execution.savepoint.path), nil for none; later attempts restore it
+	// until the job has a checkpoint of its own.
+	initial *braidv1.RestoreSpec
+
 	// cpNext is above every checkpoint id any attempt triggered.
 	cpMu   sync.Mutex
 	cpNext int64

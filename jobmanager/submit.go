@@ -62,6 +62,10 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 	if len(jm.pool.Snapshot()) == 0 {
 		return nil, errors.New("no task managers are registered")
 	}
+	restore, err := jm.initialRestore(ctx, graph)
+	if err != nil {
+		return nil, err
+	}
 	// NB: the id is claimed before the pool allocates under it, so a
 	// duplicate id cannot take over another job's slots.
 	jm.mu.Lock()
@@ -84,6 +88,10 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 		return nil, err
 	}
 	j := newJob(jm, graph, placements, results)
+	if restore != nil {
+		j.initial = restore
+		j.sawCheckpointID(restore.CheckpointId)
+	}
 	jm.mu.Lock()
 	jm.mu.jobs[j.id] = j
 	jm.mu.Unlock()
@@ -94,7 +102,7 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 		return nil, err
 	}
 	jm.log.Info("job submitted", zap.String("job", j.id), zap.String("name", graph.Name), zap.Int("subtasks", len(placements)))
-	if err := jm.deploy(ctx, j, nil); err != nil {
+	if err := jm.deploy(ctx, j, restore); err != nil {
 		j.finish(StatusFailed, err.Error())
 		return nil, err
 	}
@@ -181,10 +189,9 @@ func (jm *JobManager) deploy(ctx context.Context, j *Job, restore *braidv1.Resto
 	for _, p := range placements {
 		byTM[p.TaskManagerId] = append(byTM[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
 	}
-	storage := ""
-	if checkpointing(j.graph) {
-		storage = jm.checkpointStorageURI(j)
-	}
+	// NB: every job gets checkpoint storage: one without periodic
+	// checkpoints still takes savepoints.
+	storage := jm.checkpointStorageURI(j)
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex

@@ -111,6 +111,10 @@ type Context struct {
 	// Checkpointing is true when the job takes periodic checkpoints, so a
 	// transactional sink writes in transactions from its first row.
 	Checkpointing bool
+	// SavepointsOnly is true when the job takes no periodic checkpoints:
+	// its barriers are savepoints, after which a transactional sink keeps
+	// writing outside transactions (at least once).
+	SavepointsOnly bool
 	// Results is where a collect sink writes; nil elsewhere.
 	Results ResultWriter
 	// Brokers are the bootstrap servers of the cluster's default log, where

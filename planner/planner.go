@@ -286,5 +286,10 @@ func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, e
 	if err := validate(g); err != nil {
 		return nil, fmt.Errorf("planner: internal error: %w", err)
 	}
+	// NB: uids are assigned last, over the finished graph, so they depend
+	// on its structure only (see jobgraph.AssignUIDs).
+	if err := jobgraph.AssignUIDs(g); err != nil {
+		return nil, fmt.Errorf("planner: internal error: %w", err)
+	}
 	return &Plan{Graph: g, Result: result, Bounded: s.bounded}, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
@@ -106,11 +107,7 @@ func (r *run) build() error {
 	s := r.s
 	chain := s.vertex.Chain
 	for i, spec := range chain {
-		uid := spec.Uid
-		if uid == "" {
-			uid = fmt.Sprintf("v%d-%d", s.vertex.Id, i)
-		}
-		r.uids = append(r.uids, uid)
+		r.uids = append(r.uids, jobgraph.OperatorUID(s.vertex.Id, i, spec))
 	}
 	if s.inbox == nil {
 		src, err := operators.NewSource(chain[0].Kind, chain[0].Config)

@@ -163,6 +163,7 @@ func NewSubtask(t Task) (*Subtask, error) {
 	s.octx.Config = g.Config
 	s.octx.Bounded = g.Bounded
 	s.octx.Checkpointing = g.GetCheckpoint().GetIntervalMs() > 0
+	s.octx.SavepointsOnly = !s.octx.Checkpointing
 	if s.octx.Logger == nil {
 		s.octx.Logger = zap.NewNop()
 	}

@@ -178,10 +178,15 @@ type restoreSource struct {
 	id       int64
 	storage  *checkpoint.Storage
 	manifest *checkpoint.Manifest
+	// match maps the job's vertex ids to the manifest's, by operator uid
+	// (checkpoint.MatchVertices).
+	match map[int]int
 }
 
-// openRestore reads the manifest a deploy restores from.
-func openRestore(ctx context.Context, spec *braidv1.RestoreSpec) (*restoreSource, error) {
+// openRestore reads the manifest a deploy of graph restores from, and
+// refuses it when graph lacks operators the checkpoint has state for,
+// unless the spec says to drop that state.
+func openRestore(ctx context.Context, spec *braidv1.RestoreSpec, graph *braidv1.JobGraph) (*restoreSource, error) {
 	if spec == nil || spec.CheckpointId == 0 {
 		return nil, nil
 	}
@@ -198,7 +203,12 @@ func openRestore(ctx context.Context, spec *braidv1.RestoreSpec) (*restoreSource
 		st.Close()
 		return nil, fmt.Errorf("restore checkpoint %d: %w", spec.CheckpointId, err)
 	}
-	return &restoreSource{id: spec.CheckpointId, storage: st, manifest: m}, nil
+	match, unclaimed := checkpoint.MatchVertices(m, checkpoint.VerticesOf(graph))
+	if len(unclaimed) > 0 && !spec.IgnoreUnclaimedState {
+		st.Close()
+		return nil, &checkpoint.UnclaimedStateError{Path: spec.Manifest, Unclaimed: unclaimed}
+	}
+	return &restoreSource{id: spec.CheckpointId, storage: st, manifest: m, match: match}, nil
 }
 
 func (r *restoreSource) Close() {
@@ -215,23 +225,27 @@ func (r *restoreSource) Close() {
 // subtask's operator state (see operators.Restore).
 func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, parallelism int, stateDir string) (runtime.RestoreInfo, *checkpoint.BackendHandle, error) {
 	info := runtime.RestoreInfo{ID: r.id, Operators: map[string][][]byte{}}
+	from, ok := r.match[vertex]
+	if !ok {
+		return info, nil, nil // a vertex whose operators the checkpoint does not know starts empty
+	}
 	old := -1
 	for _, v := range r.manifest.Vertices {
-		if v.ID == vertex {
+		if v.ID == from {
 			old = v.Parallelism
 		}
 	}
 	if old < 0 {
-		return info, nil, nil // a vertex the checkpoint does not know starts empty
+		return info, nil, nil
 	}
 	db := filepath.Join(stateDir, "db")
 	if err := os.RemoveAll(db); err != nil {
 		return info, nil, err
 	}
 	if old != parallelism {
-		return info, nil, r.restoreRescaled(ctx, &info, vertex, subtask, old, parallelism, stateDir)
+		return info, nil, r.restoreRescaled(ctx, &info, from, subtask, old, parallelism, stateDir)
 	}
-	st := r.manifest.Subtask(vertex, subtask)
+	st := r.manifest.Subtask(from, subtask)
 	if st == nil {
 		return info, nil, nil
 	}
@@ -247,8 +261,9 @@ func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, par
 	return info, st.Backend, nil
 }
 
-// restoreRescaled restores a subtask of a vertex that ran at parallelism
-// old and now runs at parallelism: keyed state is merged and clipped to the
+// restoreRescaled restores a subtask of a vertex whose state is that of the
+// checkpoint's vertex, which ran at parallelism old and now runs at
+// parallelism: keyed state is merged and clipped to the
 // subtask's key-group range, operator state is handed over whole.
 func (r *restoreSource) restoreRescaled(ctx context.Context, info *runtime.RestoreInfo, vertex, subtask, old, parallelism int, stateDir string) error {
 	info.Rescaled = true

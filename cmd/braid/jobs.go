@@ -15,6 +15,7 @@ const jobsUsage = `Usage:
   braid jobs list [--endpoint host:port]
   braid jobs describe [--endpoint host:port] JOB_ID
   braid jobs cancel [--endpoint host:port] JOB_ID
+  braid jobs rescale [--endpoint host:port] JOB_ID --parallelism N
 `
 
 // runJobs is "braid jobs list|describe|cancel".
@@ -27,6 +28,10 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("braid jobs "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`")
+	parallelism := 0
+	if sub == "rescale" {
+		fs.IntVar(&parallelism, "parallelism", 0, "the job's new parallelism `N`")
+	}
 	if err := parseFlags(fs, args[1:]); err != nil {
 		return err
 	}
@@ -38,8 +43,11 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		}
 		pos = append(pos[:1], fs.Args()...)
 	}
-	wantID := sub == "describe" || sub == "cancel"
+	wantID := sub == "describe" || sub == "cancel" || sub == "rescale"
 	switch {
+	case sub == "rescale" && parallelism < 1:
+		fmt.Fprint(stderr, "braid jobs rescale: --parallelism N (N >= 1) is required\n")
+		return errUsage
 	case sub != "list" && !wantID:
 		fmt.Fprintf(stderr, "braid jobs: unknown subcommand %q\n\n%s", sub, jobsUsage)
 		return errUsage
@@ -66,6 +74,13 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 			return err
 		}
 		return render.JobDetail(stdout, d, time.Now(), time.Local)
+	case "rescale":
+		id, path, err := c.RescaleJob(ctx, pos[0], parallelism)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Job %s rescaled to parallelism %d from savepoint %s\n", id, parallelism, path)
+		return nil
 	default:
 		if err := c.CancelJob(ctx, pos[0]); err != nil {
 			return err

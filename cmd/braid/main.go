@@ -28,7 +28,9 @@ const usage = `Usage: braid <command> [flags]
 
 Commands:
   sql       run SQL: a script with -f FILE, or an interactive prompt
-  jobs      list, describe or cancel jobs (braid jobs list|describe ID|cancel ID)
+  jobs      list, describe, cancel or rescale jobs (braid jobs list|describe ID|cancel ID|rescale ID --parallelism N)
+  savepoint take a savepoint of a running job (braid savepoint ID [--dir URI])
+  stop      stop a job, with --savepoint after taking one (braid stop ID [--savepoint] [--dir URI])
   local     run a local cluster (job manager and task managers) until Ctrl-C
   bench     run a benchmark (braid bench local-exchange|remote-shuffle|join|join-spill|all|cluster-join-spill)
   version   print the version
@@ -61,6 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		err = runSQL(ctx, rest, stdout, stderr)
 	case "jobs":
 		err = runJobs(ctx, rest, stdout, stderr)
+	case "savepoint":
+		err = runSavepoint(ctx, rest, stdout, stderr)
+	case "stop":
+		err = runStop(ctx, rest, stdout, stderr)
 	case "local":
 		err = runLocal(ctx, rest, stdout, stderr)
 	case "version", "--version", "-version":

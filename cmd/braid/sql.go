@@ -40,8 +40,12 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	follow := fs.Bool("follow", false, "keep queries over unbounded sources running (until Ctrl-C)")
 	set := props{}
 	fs.Var(set, "set", "session property `key=value` (repeatable)")
+	fromSavepoint := fs.String("from-savepoint", "", "start the session's INSERTs from the savepoint at `URI` (sets execution.savepoint.path)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *fromSavepoint != "" {
+		set["execution.savepoint.path"] = *fromSavepoint
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "braid sql: unexpected argument %q (a script is given with -f)\n", fs.Arg(0))

@@ -221,6 +221,17 @@ func (n *SetStmt) format(p *printer) {
 	}
 }
 
+func (n *StopJobStmt) format(p *printer) {
+	p.str("STOP JOB ")
+	p.str(QuoteString(n.JobID))
+	if n.WithSavepoint {
+		p.str(" WITH SAVEPOINT")
+	}
+	if n.WithDrain {
+		p.str(" WITH DRAIN")
+	}
+}
+
 func (n *ResetStmt) format(p *printer) {
 	p.str("RESET")
 	if n.Key != "" {

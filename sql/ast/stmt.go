@@ -147,6 +147,15 @@ type SetStmt struct {
 	Option *Option
 }
 
+// StopJobStmt is the SQL client's STOP JOB 'id' [WITH SAVEPOINT]
+// [WITH DRAIN].
+type StopJobStmt struct {
+	StmtBase
+	JobID         string
+	WithSavepoint bool
+	WithDrain     bool
+}
+
 // ResetStmt is RESET 'key', or bare RESET (all keys) when Key is "".
 type ResetStmt struct {
 	StmtBase
@@ -212,6 +221,7 @@ func (*UseStmt) stmtNode()               {}
 func (*ShowStmt) stmtNode()              {}
 func (*DescribeStmt) stmtNode()          {}
 func (*SetStmt) stmtNode()               {}
+func (*StopJobStmt) stmtNode()           {}
 func (*ResetStmt) stmtNode()             {}
 func (*InsertStmt) stmtNode()            {}
 func (*QueryStmt) stmtNode()             {}

@@ -62,6 +62,7 @@ func (n *Select) String() string                { return toString(n) }
 func (n *SelectItem) String() string            { return toString(n) }
 func (n *SetOp) String() string                 { return toString(n) }
 func (n *SetStmt) String() string               { return toString(n) }
+func (n *StopJobStmt) String() string           { return toString(n) }
 func (n *ShowStmt) String() string              { return toString(n) }
 func (n *Star) String() string                  { return toString(n) }
 func (n *StatementSetStmt) String() string      { return toString(n) }

@@ -54,7 +54,7 @@ func isNil(n Node) bool {
 func walkChildren(v Visitor, n Node) {
 	switch n := n.(type) {
 	case *Ident, *Literal, *Option, *HintArg, *HintOption, *LikeOption,
-		*BeginStatementSetStmt, *EndStmt, *ResetStmt:
+		*BeginStatementSetStmt, *EndStmt, *ResetStmt, *StopJobStmt:
 	case *ObjectName:
 		walkList(v, n.Parts)
 	case *Hint:

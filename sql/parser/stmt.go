@@ -38,6 +38,8 @@ func stmtBase(s ast.Statement) *ast.StmtBase {
 		return &s.StmtBase
 	case *ast.ResetStmt:
 		return &s.StmtBase
+	case *ast.StopJobStmt:
+		return &s.StmtBase
 	case *ast.InsertStmt:
 		return &s.StmtBase
 	case *ast.QueryStmt:
@@ -92,6 +94,12 @@ func (p *parser) statementBody() ast.Statement {
 		return s
 	case p.acceptKw("EXPLAIN"):
 		return p.explain()
+	case p.acceptKw("STOP"):
+		p.expectKw("JOB")
+		s := &ast.StopJobStmt{JobID: p.str()}
+		s.WithSavepoint = p.acceptKw("WITH SAVEPOINT")
+		s.WithDrain = p.acceptKw("WITH DRAIN")
+		return s
 	case p.acceptKw("BEGIN"):
 		p.expectKw("STATEMENT")
 		p.expectKw("SET")

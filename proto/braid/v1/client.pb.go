@@ -1167,6 +1167,334 @@ func (*CancelJobResponse) Descriptor() ([]byte, []int) {
 	return file_braid_v1_client_proto_rawDescGZIP(), []int{19}
 }
 
+type TriggerSavepointRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// job_id is a job id, or a prefix of exactly one job's id.
+	JobId string `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// dir, when set, is a storage URI (a path, file:// or s3://) the
+	// savepoint is copied to, under <dir>/<job id>/savepoint-<id>/.
+	Dir           string `protobuf:"bytes,2,opt,name=dir,proto3" json:"dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerSavepointRequest) Reset() {
+	*x = TriggerSavepointRequest{}
+	mi := &file_braid_v1_client_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerSavepointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerSavepointRequest) ProtoMessage() {}
+
+func (x *TriggerSavepointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerSavepointRequest.ProtoReflect.Descriptor instead.
+func (*TriggerSavepointRequest) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *TriggerSavepointRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *TriggerSavepointRequest) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+type TriggerSavepointResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// path is the URI of the savepoint's _metadata file.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	JobId         string `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TriggerSavepointResponse) Reset() {
+	*x = TriggerSavepointResponse{}
+	mi := &file_braid_v1_client_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TriggerSavepointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TriggerSavepointResponse) ProtoMessage() {}
+
+func (x *TriggerSavepointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TriggerSavepointResponse.ProtoReflect.Descriptor instead.
+func (*TriggerSavepointResponse) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *TriggerSavepointResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *TriggerSavepointResponse) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+type StopJobRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	Savepoint     bool                   `protobuf:"varint,2,opt,name=savepoint,proto3" json:"savepoint,omitempty"`
+	Dir           string                 `protobuf:"bytes,3,opt,name=dir,proto3" json:"dir,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopJobRequest) Reset() {
+	*x = StopJobRequest{}
+	mi := &file_braid_v1_client_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopJobRequest) ProtoMessage() {}
+
+func (x *StopJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopJobRequest.ProtoReflect.Descriptor instead.
+func (*StopJobRequest) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *StopJobRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *StopJobRequest) GetSavepoint() bool {
+	if x != nil {
+		return x.Savepoint
+	}
+	return false
+}
+
+func (x *StopJobRequest) GetDir() string {
+	if x != nil {
+		return x.Dir
+	}
+	return ""
+}
+
+type StopJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// path is the savepoint's _metadata URI; empty without a savepoint.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	JobId         string `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StopJobResponse) Reset() {
+	*x = StopJobResponse{}
+	mi := &file_braid_v1_client_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StopJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StopJobResponse) ProtoMessage() {}
+
+func (x *StopJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StopJobResponse.ProtoReflect.Descriptor instead.
+func (*StopJobResponse) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *StopJobResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *StopJobResponse) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+type RescaleJobRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	JobId string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	// parallelism is the new parallelism of every vertex that is not a
+	// collect sink.
+	Parallelism   int32 `protobuf:"varint,2,opt,name=parallelism,proto3" json:"parallelism,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RescaleJobRequest) Reset() {
+	*x = RescaleJobRequest{}
+	mi := &file_braid_v1_client_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RescaleJobRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RescaleJobRequest) ProtoMessage() {}
+
+func (x *RescaleJobRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RescaleJobRequest.ProtoReflect.Descriptor instead.
+func (*RescaleJobRequest) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *RescaleJobRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+func (x *RescaleJobRequest) GetParallelism() int32 {
+	if x != nil {
+		return x.Parallelism
+	}
+	return 0
+}
+
+type RescaleJobResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// path is the savepoint the job restarted from.
+	Path          string `protobuf:"bytes,1,opt,name=path,proto3" json:"path,omitempty"`
+	JobId         string `protobuf:"bytes,2,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RescaleJobResponse) Reset() {
+	*x = RescaleJobResponse{}
+	mi := &file_braid_v1_client_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RescaleJobResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RescaleJobResponse) ProtoMessage() {}
+
+func (x *RescaleJobResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RescaleJobResponse.ProtoReflect.Descriptor instead.
+func (*RescaleJobResponse) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *RescaleJobResponse) GetPath() string {
+	if x != nil {
+		return x.Path
+	}
+	return ""
+}
+
+func (x *RescaleJobResponse) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
 var File_braid_v1_client_proto protoreflect.FileDescriptor
 
 const file_braid_v1_client_proto_rawDesc = "" +
@@ -1250,14 +1578,37 @@ const file_braid_v1_client_proto_rawDesc = "" +
 	"\bsubtasks\x18\x03 \x03(\v2\x15.braid.v1.SubtaskInfoR\bsubtasks\")\n" +
 	"\x10CancelJobRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\x13\n" +
-	"\x11CancelJobResponse2\xc1\x03\n" +
+	"\x11CancelJobResponse\"B\n" +
+	"\x17TriggerSavepointRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x10\n" +
+	"\x03dir\x18\x02 \x01(\tR\x03dir\"E\n" +
+	"\x18TriggerSavepointResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"W\n" +
+	"\x0eStopJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1c\n" +
+	"\tsavepoint\x18\x02 \x01(\bR\tsavepoint\x12\x10\n" +
+	"\x03dir\x18\x03 \x01(\tR\x03dir\"<\n" +
+	"\x0fStopJobResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\tR\x05jobId\"L\n" +
+	"\x11RescaleJobRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12 \n" +
+	"\vparallelism\x18\x02 \x01(\x05R\vparallelism\"?\n" +
+	"\x12RescaleJobResponse\x12\x12\n" +
+	"\x04path\x18\x01 \x01(\tR\x04path\x12\x15\n" +
+	"\x06job_id\x18\x02 \x01(\tR\x05jobId2\xa5\x05\n" +
 	"\rClientService\x12J\n" +
 	"\vOpenSession\x12\x1c.braid.v1.OpenSessionRequest\x1a\x1d.braid.v1.OpenSessionResponse\x12M\n" +
 	"\fCloseSession\x12\x1d.braid.v1.CloseSessionRequest\x1a\x1e.braid.v1.CloseSessionResponse\x12@\n" +
 	"\aExecute\x12\x18.braid.v1.ExecuteRequest\x1a\x19.braid.v1.ExecuteResponse0\x01\x12A\n" +
 	"\bListJobs\x12\x19.braid.v1.ListJobsRequest\x1a\x1a.braid.v1.ListJobsResponse\x12J\n" +
 	"\vDescribeJob\x12\x1c.braid.v1.DescribeJobRequest\x1a\x1d.braid.v1.DescribeJobResponse\x12D\n" +
-	"\tCancelJob\x12\x1a.braid.v1.CancelJobRequest\x1a\x1b.braid.v1.CancelJobResponseB3Z1github.com/braidflow/braid/proto/braid/v1;braidv1b\x06proto3"
+	"\tCancelJob\x12\x1a.braid.v1.CancelJobRequest\x1a\x1b.braid.v1.CancelJobResponse\x12Y\n" +
+	"\x10TriggerSavepoint\x12!.braid.v1.TriggerSavepointRequest\x1a\".braid.v1.TriggerSavepointResponse\x12>\n" +
+	"\aStopJob\x12\x18.braid.v1.StopJobRequest\x1a\x19.braid.v1.StopJobResponse\x12G\n" +
+	"\n" +
+	"RescaleJob\x12\x1b.braid.v1.RescaleJobRequest\x1a\x1c.braid.v1.RescaleJobResponseB3Z1github.com/braidflow/braid/proto/braid/v1;braidv1b\x06proto3"
 
 var (
 	file_braid_v1_client_proto_rawDescOnce sync.Once
@@ -1271,33 +1622,39 @@ func file_braid_v1_client_proto_rawDescGZIP() []byte {
 	return file_braid_v1_client_proto_rawDescData
 }
 
-var file_braid_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_braid_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
 var file_braid_v1_client_proto_goTypes = []any{
-	(*OpenSessionRequest)(nil),   // 0: braid.v1.OpenSessionRequest
-	(*OpenSessionResponse)(nil),  // 1: braid.v1.OpenSessionResponse
-	(*CloseSessionRequest)(nil),  // 2: braid.v1.CloseSessionRequest
-	(*CloseSessionResponse)(nil), // 3: braid.v1.CloseSessionResponse
-	(*ExecuteRequest)(nil),       // 4: braid.v1.ExecuteRequest
-	(*ExecuteResponse)(nil),      // 5: braid.v1.ExecuteResponse
-	(*StatementStatus)(nil),      // 6: braid.v1.StatementStatus
-	(*ResultColumn)(nil),         // 7: braid.v1.ResultColumn
-	(*ResultSchema)(nil),         // 8: braid.v1.ResultSchema
-	(*ResultSortKey)(nil),        // 9: braid.v1.ResultSortKey
-	(*ResultBatch)(nil),          // 10: braid.v1.ResultBatch
-	(*ResultEnd)(nil),            // 11: braid.v1.ResultEnd
-	(*ListJobsRequest)(nil),      // 12: braid.v1.ListJobsRequest
-	(*JobSummary)(nil),           // 13: braid.v1.JobSummary
-	(*ListJobsResponse)(nil),     // 14: braid.v1.ListJobsResponse
-	(*DescribeJobRequest)(nil),   // 15: braid.v1.DescribeJobRequest
-	(*SubtaskInfo)(nil),          // 16: braid.v1.SubtaskInfo
-	(*DescribeJobResponse)(nil),  // 17: braid.v1.DescribeJobResponse
-	(*CancelJobRequest)(nil),     // 18: braid.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),    // 19: braid.v1.CancelJobResponse
-	nil,                          // 20: braid.v1.OpenSessionRequest.PropertiesEntry
-	(*JobGraph)(nil),             // 21: braid.v1.JobGraph
+	(*OpenSessionRequest)(nil),       // 0: braid.v1.OpenSessionRequest
+	(*OpenSessionResponse)(nil),      // 1: braid.v1.OpenSessionResponse
+	(*CloseSessionRequest)(nil),      // 2: braid.v1.CloseSessionRequest
+	(*CloseSessionResponse)(nil),     // 3: braid.v1.CloseSessionResponse
+	(*ExecuteRequest)(nil),           // 4: braid.v1.ExecuteRequest
+	(*ExecuteResponse)(nil),          // 5: braid.v1.ExecuteResponse
+	(*StatementStatus)(nil),          // 6: braid.v1.StatementStatus
+	(*ResultColumn)(nil),             // 7: braid.v1.ResultColumn
+	(*ResultSchema)(nil),             // 8: braid.v1.ResultSchema
+	(*ResultSortKey)(nil),            // 9: braid.v1.ResultSortKey
+	(*ResultBatch)(nil),              // 10: braid.v1.ResultBatch
+	(*ResultEnd)(nil),                // 11: braid.v1.ResultEnd
+	(*ListJobsRequest)(nil),          // 12: braid.v1.ListJobsRequest
+	(*JobSummary)(nil),               // 13: braid.v1.JobSummary
+	(*ListJobsResponse)(nil),         // 14: braid.v1.ListJobsResponse
+	(*DescribeJobRequest)(nil),       // 15: braid.v1.DescribeJobRequest
+	(*SubtaskInfo)(nil),              // 16: braid.v1.SubtaskInfo
+	(*DescribeJobResponse)(nil),      // 17: braid.v1.DescribeJobResponse
+	(*CancelJobRequest)(nil),         // 18: braid.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),        // 19: braid.v1.CancelJobResponse
+	(*TriggerSavepointRequest)(nil),  // 20: braid.v1.TriggerSavepointRequest
+	(*TriggerSavepointResponse)(nil), // 21: braid.v1.TriggerSavepointResponse
+	(*StopJobRequest)(nil),           // 22: braid.v1.StopJobRequest
+	(*StopJobResponse)(nil),          // 23: braid.v1.StopJobResponse
+	(*RescaleJobRequest)(nil),        // 24: braid.v1.RescaleJobRequest
+	(*RescaleJobResponse)(nil),       // 25: braid.v1.RescaleJobResponse
+	nil,                              // 26: braid.v1.OpenSessionRequest.PropertiesEntry
+	(*JobGraph)(nil),                 // 27: braid.v1.JobGraph
 }
 var file_braid_v1_client_proto_depIdxs = []int32{
-	20, // 0: braid.v1.OpenSessionRequest.properties:type_name -> braid.v1.OpenSessionRequest.PropertiesEntry
+	26, // 0: braid.v1.OpenSessionRequest.properties:type_name -> braid.v1.OpenSessionRequest.PropertiesEntry
 	6,  // 1: braid.v1.ExecuteResponse.status:type_name -> braid.v1.StatementStatus
 	8,  // 2: braid.v1.ExecuteResponse.schema:type_name -> braid.v1.ResultSchema
 	10, // 3: braid.v1.ExecuteResponse.batch:type_name -> braid.v1.ResultBatch
@@ -1306,7 +1663,7 @@ var file_braid_v1_client_proto_depIdxs = []int32{
 	9,  // 6: braid.v1.ResultSchema.order:type_name -> braid.v1.ResultSortKey
 	13, // 7: braid.v1.ListJobsResponse.jobs:type_name -> braid.v1.JobSummary
 	13, // 8: braid.v1.DescribeJobResponse.job:type_name -> braid.v1.JobSummary
-	21, // 9: braid.v1.DescribeJobResponse.graph:type_name -> braid.v1.JobGraph
+	27, // 9: braid.v1.DescribeJobResponse.graph:type_name -> braid.v1.JobGraph
 	16, // 10: braid.v1.DescribeJobResponse.subtasks:type_name -> braid.v1.SubtaskInfo
 	0,  // 11: braid.v1.ClientService.OpenSession:input_type -> braid.v1.OpenSessionRequest
 	2,  // 12: braid.v1.ClientService.CloseSession:input_type -> braid.v1.CloseSessionRequest
@@ -1314,14 +1671,20 @@ var file_braid_v1_client_proto_depIdxs = []int32{
 	12, // 14: braid.v1.ClientService.ListJobs:input_type -> braid.v1.ListJobsRequest
 	15, // 15: braid.v1.ClientService.DescribeJob:input_type -> braid.v1.DescribeJobRequest
 	18, // 16: braid.v1.ClientService.CancelJob:input_type -> braid.v1.CancelJobRequest
-	1,  // 17: braid.v1.ClientService.OpenSession:output_type -> braid.v1.OpenSessionResponse
-	3,  // 18: braid.v1.ClientService.CloseSession:output_type -> braid.v1.CloseSessionResponse
-	5,  // 19: braid.v1.ClientService.Execute:output_type -> braid.v1.ExecuteResponse
-	14, // 20: braid.v1.ClientService.ListJobs:output_type -> braid.v1.ListJobsResponse
-	17, // 21: braid.v1.ClientService.DescribeJob:output_type -> braid.v1.DescribeJobResponse
-	19, // 22: braid.v1.ClientService.CancelJob:output_type -> braid.v1.CancelJobResponse
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
+	20, // 17: braid.v1.ClientService.TriggerSavepoint:input_type -> braid.v1.TriggerSavepointRequest
+	22, // 18: braid.v1.ClientService.StopJob:input_type -> braid.v1.StopJobRequest
+	24, // 19: braid.v1.ClientService.RescaleJob:input_type -> braid.v1.RescaleJobRequest
+	1,  // 20: braid.v1.ClientService.OpenSession:output_type -> braid.v1.OpenSessionResponse
+	3,  // 21: braid.v1.ClientService.CloseSession:output_type -> braid.v1.CloseSessionResponse
+	5,  // 22: braid.v1.ClientService.Execute:output_type -> braid.v1.ExecuteResponse
+	14, // 23: braid.v1.ClientService.ListJobs:output_type -> braid.v1.ListJobsResponse
+	17, // 24: braid.v1.ClientService.DescribeJob:output_type -> braid.v1.DescribeJobResponse
+	19, // 25: braid.v1.ClientService.CancelJob:output_type -> braid.v1.CancelJobResponse
+	21, // 26: braid.v1.ClientService.TriggerSavepoint:output_type -> braid.v1.TriggerSavepointResponse
+	23, // 27: braid.v1.ClientService.StopJob:output_type -> braid.v1.StopJobResponse
+	25, // 28: braid.v1.ClientService.RescaleJob:output_type -> braid.v1.RescaleJobResponse
+	20, // [20:29] is the sub-list for method output_type
+	11, // [11:20] is the sub-list for method input_type
 	11, // [11:11] is the sub-list for extension type_name
 	11, // [11:11] is the sub-list for extension extendee
 	0,  // [0:11] is the sub-list for field type_name
@@ -1345,7 +1708,7 @@ func file_braid_v1_client_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_braid_v1_client_proto_rawDesc), len(file_braid_v1_client_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   21,
+			NumMessages:   27,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -19,12 +19,15 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	ClientService_OpenSession_FullMethodName  = "/braid.v1.ClientService/OpenSession"
-	ClientService_CloseSession_FullMethodName = "/braid.v1.ClientService/CloseSession"
-	ClientService_Execute_FullMethodName      = "/braid.v1.ClientService/Execute"
-	ClientService_ListJobs_FullMethodName     = "/braid.v1.ClientService/ListJobs"
-	ClientService_DescribeJob_FullMethodName  = "/braid.v1.ClientService/DescribeJob"
-	ClientService_CancelJob_FullMethodName    = "/braid.v1.ClientService/CancelJob"
+	ClientService_OpenSession_FullMethodName      = "/braid.v1.ClientService/OpenSession"
+	ClientService_CloseSession_FullMethodName     = "/braid.v1.ClientService/CloseSession"
+	ClientService_Execute_FullMethodName          = "/braid.v1.ClientService/Execute"
+	ClientService_ListJobs_FullMethodName         = "/braid.v1.ClientService/ListJobs"
+	ClientService_DescribeJob_FullMethodName      = "/braid.v1.ClientService/DescribeJob"
+	ClientService_CancelJob_FullMethodName        = "/braid.v1.ClientService/CancelJob"
+	ClientService_TriggerSavepoint_FullMethodName = "/braid.v1.ClientService/TriggerSavepoint"
+	ClientService_StopJob_FullMethodName          = "/braid.v1.ClientService/StopJob"
+	ClientService_RescaleJob_FullMethodName       = "/braid.v1.ClientService/RescaleJob"
 )
 
 // ClientServiceClient is the client API for ClientService service.
@@ -42,6 +45,15 @@ type ClientServiceClient interface {
 	ListJobs(ctx context.Context, in *ListJobsRequest, opts ...grpc.CallOption) (*ListJobsResponse, error)
 	DescribeJob(ctx context.Context, in *DescribeJobRequest, opts ...grpc.CallOption) (*DescribeJobResponse, error)
 	CancelJob(ctx context.Context, in *CancelJobRequest, opts ...grpc.CallOption) (*CancelJobResponse, error)
+	// TriggerSavepoint takes a savepoint of a running job and returns where
+	// it is; the job keeps running.
+	TriggerSavepoint(ctx context.Context, in *TriggerSavepointRequest, opts ...grpc.CallOption) (*TriggerSavepointResponse, error)
+	// StopJob stops a running job. With savepoint it first takes a savepoint
+	// and the job ends FINISHED; without, it is canceled.
+	StopJob(ctx context.Context, in *StopJobRequest, opts ...grpc.CallOption) (*StopJobResponse, error)
+	// RescaleJob takes a savepoint of a running job and restarts it from
+	// there at another parallelism, under the same job id.
+	RescaleJob(ctx context.Context, in *RescaleJobRequest, opts ...grpc.CallOption) (*RescaleJobResponse, error)
 }
 
 type clientServiceClient struct {
@@ -121,6 +133,36 @@ func (c *clientServiceClient) CancelJob(ctx context.Context, in *CancelJobReques
 	return out, nil
 }
 
+func (c *clientServiceClient) TriggerSavepoint(ctx context.Context, in *TriggerSavepointRequest, opts ...grpc.CallOption) (*TriggerSavepointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(TriggerSavepointResponse)
+	err := c.cc.Invoke(ctx, ClientService_TriggerSavepoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clientServiceClient) StopJob(ctx context.Context, in *StopJobRequest, opts ...grpc.CallOption) (*StopJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StopJobResponse)
+	err := c.cc.Invoke(ctx, ClientService_StopJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *clientServiceClient) RescaleJob(ctx context.Context, in *RescaleJobRequest, opts ...grpc.CallOption) (*RescaleJobResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RescaleJobResponse)
+	err := c.cc.Invoke(ctx, ClientService_RescaleJob_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // ClientServiceServer is the server API for ClientService service.
 // All implementations must embed UnimplementedClientServiceServer
 // for forward compatibility.
@@ -136,6 +178,15 @@ type ClientServiceServer interface {
 	ListJobs(context.Context, *ListJobsRequest) (*ListJobsResponse, error)
 	DescribeJob(context.Context, *DescribeJobRequest) (*DescribeJobResponse, error)
 	CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error)
+	// TriggerSavepoint takes a savepoint of a running job and returns where
+	// it is; the job keeps running.
+	TriggerSavepoint(context.Context, *TriggerSavepointRequest) (*TriggerSavepointResponse, error)
+	// StopJob stops a running job. With savepoint it first takes a savepoint
+	// and the job ends FINISHED; without, it is canceled.
+	StopJob(context.Context, *StopJobRequest) (*StopJobResponse, error)
+	// RescaleJob takes a savepoint of a running job and restarts it from
+	// there at another parallelism, under the same job id.
+	RescaleJob(context.Context, *RescaleJobRequest) (*RescaleJobResponse, error)
 	mustEmbedUnimplementedClientServiceServer()
 }
 
@@ -163,6 +214,15 @@ func (UnimplementedClientServiceServer) DescribeJob(context.Context, *DescribeJo
 }
 func (UnimplementedClientServiceServer) CancelJob(context.Context, *CancelJobRequest) (*CancelJobResponse, error) {
 	return nil, status.Errorf(codes.Unimplemented, "method CancelJob not implemented")
+}
+func (UnimplementedClientServiceServer) TriggerSavepoint(context.Context, *TriggerSavepointRequest) (*TriggerSavepointResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method TriggerSavepoint not implemented")
+}
+func (UnimplementedClientServiceServer) StopJob(context.Context, *StopJobRequest) (*StopJobResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method StopJob not implemented")
+}
+func (UnimplementedClientServiceServer) RescaleJob(context.Context, *RescaleJobRequest) (*RescaleJobResponse, error) {
+	return nil, status.Errorf(codes.Unimplemented, "method RescaleJob not implemented")
 }
 func (UnimplementedClientServiceServer) mustEmbedUnimplementedClientServiceServer() {}
 func (UnimplementedClientServiceServer) testEmbeddedByValue()                       {}
@@ -286,6 +346,60 @@ func _ClientService_CancelJob_Handler(srv interface{}, ctx context.Context, dec 
 	return interceptor(ctx, in, info, handler)
 }
 
+func _ClientService_TriggerSavepoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(TriggerSavepointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServiceServer).TriggerSavepoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientService_TriggerSavepoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServiceServer).TriggerSavepoint(ctx, req.(*TriggerSavepointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClientService_StopJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StopJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServiceServer).StopJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientService_StopJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServiceServer).StopJob(ctx, req.(*StopJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _ClientService_RescaleJob_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RescaleJobRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(ClientServiceServer).RescaleJob(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: ClientService_RescaleJob_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(ClientServiceServer).RescaleJob(ctx, req.(*RescaleJobRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // ClientService_ServiceDesc is the grpc.ServiceDesc for ClientService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -312,6 +426,18 @@ var ClientService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "CancelJob",
 			Handler:    _ClientService_CancelJob_Handler,
+		},
+		{
+			MethodName: "TriggerSavepoint",
+			Handler:    _ClientService_TriggerSavepoint_Handler,
+		},
+		{
+			MethodName: "StopJob",
+			Handler:    _ClientService_StopJob_Handler,
+		},
+		{
+			MethodName: "RescaleJob",
+			Handler:    _ClientService_RescaleJob_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -249,9 +249,13 @@ type RestoreSpec struct {
 	state        protoimpl.MessageState `protogen:"open.v1"`
 	CheckpointId int64                  `protobuf:"varint,1,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
 	// manifest is the URI of the checkpoint's _metadata file.
-	Manifest      string `protobuf:"bytes,2,opt,name=manifest,proto3" json:"manifest,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Manifest string `protobuf:"bytes,2,opt,name=manifest,proto3" json:"manifest,omitempty"`
+	// ignore_unclaimed_state drops the state of operators that the job no
+	// longer has (execution.savepoint.ignore-unclaimed-state) instead of
+	// refusing the restore.
+	IgnoreUnclaimedState bool `protobuf:"varint,3,opt,name=ignore_unclaimed_state,json=ignoreUnclaimedState,proto3" json:"ignore_unclaimed_state,omitempty"`
+	unknownFields        protoimpl.UnknownFields
+	sizeCache            protoimpl.SizeCache
 }
 
 func (x *RestoreSpec) Reset() {
@@ -296,6 +300,13 @@ func (x *RestoreSpec) GetManifest() string {
 		return x.Manifest
 	}
 	return ""
+}
+
+func (x *RestoreSpec) GetIgnoreUnclaimedState() bool {
+	if x != nil {
+		return x.IgnoreUnclaimedState
+	}
+	return false
 }
 
 type TriggerCheckpointRequest struct {
@@ -663,10 +674,11 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\x13job_manager_address\x18\x04 \x01(\tR\x11jobManagerAddress\x12\x18\n" +
 	"\aattempt\x18\x05 \x01(\x05R\aattempt\x12/\n" +
 	"\arestore\x18\x06 \x01(\v2\x15.braid.v1.RestoreSpecR\arestore\x12-\n" +
-	"\x12checkpoint_storage\x18\a \x01(\tR\x11checkpointStorage\"N\n" +
+	"\x12checkpoint_storage\x18\a \x01(\tR\x11checkpointStorage\"\x84\x01\n" +
 	"\vRestoreSpec\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x1a\n" +
-	"\bmanifest\x18\x02 \x01(\tR\bmanifest\"\xec\x01\n" +
+	"\bmanifest\x18\x02 \x01(\tR\bmanifest\x124\n" +
+	"\x16ignore_unclaimed_state\x18\x03 \x01(\bR\x14ignoreUnclaimedState\"\xec\x01\n" +
 	"\x18TriggerCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +

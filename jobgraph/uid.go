@@ -1,0 +1,165 @@
+package jobgraph
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+)
+
+// UIDLength is the number of hex digits of an operator uid.
+const UIDLength = 16
+
+// tuningFields are spec fields that tune how an operator runs without
+// changing what its state means: changing them keeps the operator's uid,
+// so a savepoint restores into the changed job.
+var tuningFields = map[string]bool{
+	"ttl_ms": true, "left_ttl_ms": true, "right_ttl_ms": true, // state TTL
+	"bounded":         true,                         // a scan of what exists vs. following the log
+	"rows_per_second": true, "number_of_rows": true, // datagen pace and size
+	"brokers":               true,
+	"group_id":              true,
+	"fail_on_missing_field": true, "ignore_parse_errors": true,
+	"guarantee": true, "transactional_id_prefix": true,
+	"text": true, // the watermark expression as written, for EXPLAIN
+}
+
+// AssignUIDs gives every operator of g that has no uid a stable one, derived
+// from the plan's structure: a hash of the operator's kind, its spec
+// without tuning fields (tuningFields), and the uids of its inputs (the
+// previous operator of its chain, or the last operator of each vertex that
+// feeds its vertex, by input index, with the key columns of hash edges).
+// Parallelism, chaining, vertex ids and names and the job id do not enter,
+// so the same query planned twice, or at another parallelism, gets the same
+// uids. Operators that would collide (the same scan twice) are numbered in
+// graph order. Uids already set are kept: they are overrides.
+//
+// AssignUIDs fails on a graph with a cycle.
+func AssignUIDs(g *braidv1.JobGraph) error {
+	order, err := topoOrder(g)
+	if err != nil {
+		return err
+	}
+	inputs := map[int32][]*braidv1.Edge{}
+	for _, e := range g.Edges {
+		inputs[e.Target] = append(inputs[e.Target], e)
+	}
+	seen := map[string]bool{}
+	for _, v := range g.Vertices {
+		for _, op := range v.Chain {
+			if op.Uid != "" {
+				seen[op.Uid] = true
+			}
+		}
+	}
+	last := map[int32]string{} // vertex id -> uid of its last operator
+	for _, v := range order {
+		var prev []string
+		es := inputs[v.Id]
+		sort.SliceStable(es, func(a, b int) bool { return es[a].TargetInput < es[b].TargetInput })
+		for _, e := range es {
+			in := fmt.Sprintf("in%d=%s", e.TargetInput, last[e.Source])
+			if e.Partitioning == braidv1.Partitioning_PARTITIONING_HASH {
+				in += fmt.Sprintf(" keys=%v", e.KeyColumns)
+			}
+			prev = append(prev, in)
+		}
+		for _, op := range v.Chain {
+			if op.Uid == "" {
+				base := operatorHash(op, prev)
+				uid := base
+				for n := 1; seen[uid]; n++ {
+					uid = operatorHash(op, append(prev, fmt.Sprint("dup", n)))
+				}
+				op.Uid = uid
+				seen[uid] = true
+			}
+			prev = []string{"in0=" + op.Uid}
+		}
+		if len(v.Chain) > 0 {
+			last[v.Id] = v.Chain[len(v.Chain)-1].Uid
+		}
+	}
+	return nil
+}
+
+// operatorHash hashes an operator's kind, structural spec and inputs.
+func operatorHash(op *braidv1.OperatorSpec, inputs []string) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "kind=%s\n", op.Kind)
+	h.Write(structuralSpec(op.Config))
+	for _, in := range inputs {
+		fmt.Fprintf(h, "\n%s", in)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:UIDLength]
+}
+
+// structuralSpec returns config without its tuning fields, canonically
+// encoded; a config that is not a JSON object is returned as is.
+func structuralSpec(config []byte) []byte {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(config, &m); err != nil {
+		return config
+	}
+	for k := range m {
+		if tuningFields[k] {
+			delete(m, k)
+		}
+	}
+	b, err := json.Marshal(m) // NB: encoding/json sorts map keys
+	if err != nil {
+		return config
+	}
+	return b
+}
+
+// topoOrder returns g's vertices so that every vertex follows the vertices
+// feeding it; among ready vertices, lower ids first.
+func topoOrder(g *braidv1.JobGraph) ([]*braidv1.Vertex, error) {
+	byID := map[int32]*braidv1.Vertex{}
+	indeg := map[int32]int{}
+	outs := map[int32][]int32{}
+	for _, v := range g.Vertices {
+		byID[v.Id] = v
+		indeg[v.Id] += 0
+	}
+	for _, e := range g.Edges {
+		indeg[e.Target]++
+		outs[e.Source] = append(outs[e.Source], e.Target)
+	}
+	var ready []int32
+	for _, v := range g.Vertices {
+		if indeg[v.Id] == 0 {
+			ready = append(ready, v.Id)
+		}
+	}
+	var order []*braidv1.Vertex
+	for len(ready) > 0 {
+		sort.Slice(ready, func(a, b int) bool { return ready[a] < ready[b] })
+		id := ready[0]
+		ready = ready[1:]
+		order = append(order, byID[id])
+		for _, t := range outs[id] {
+			indeg[t]--
+			if indeg[t] == 0 {
+				ready = append(ready, t)
+			}
+		}
+	}
+	if len(order) != len(g.Vertices) {
+		return nil, fmt.Errorf("jobgraph: the graph has a cycle")
+	}
+	return order, nil
+}
+
+// OperatorUID returns op's uid, or for a graph planned before uids existed
+// the runtime's fallback "v<vertex>-<index>".
+func OperatorUID(vertex int32, index int, op *braidv1.OperatorSpec) string {
+	if op.Uid != "" {
+		return op.Uid
+	}
+	return fmt.Sprintf("v%d-%d", vertex, index)
+}

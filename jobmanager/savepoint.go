@@ -1,0 +1,350 @@
+package jobmanager
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/url"
+	"path"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.uber.org/zap"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/braidflow/braid/checkpoint"
+	"github.com/braidflow/braid/jobgraph"
+	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+)
+
+// Option keys a job restores from, as Flink names them.
+const (
+	OptionSavepointPath   = "execution.savepoint.path"
+	OptionIgnoreUnclaimed = "execution.savepoint.ignore-unclaimed-state"
+)
+
+// savepointTimeout bounds how long a client waits for a savepoint.
+const savepointTimeout = 10 * time.Minute
+
+// savepointOutcome is how a savepoint ended: its manifest's URI, or why it
+// failed.
+type savepointOutcome struct {
+	id   int64
+	path string
+	err  error
+}
+
+// savepoint triggers a savepoint on the run and waits for it to complete.
+// It returns the savepoint's id and manifest URI.
+func (r *checkpointRun) savepoint(ctx context.Context) (int64, string, error) {
+	ch := make(chan savepointOutcome, 1)
+	ev := func(now time.Time) []checkpoint.Action {
+		id, acts := r.coord.TriggerSavepoint(now)
+		if id == 0 {
+			ch <- savepointOutcome{err: errors.New("the job cannot take a savepoint now: a task has finished or its checkpoints failed")}
+			return nil
+		}
+		r.log.Info("savepoint triggered", zap.Int64("checkpoint", id))
+		r.waiters[id] = ch
+		return acts
+	}
+	select {
+	case r.events <- ev:
+	case <-r.stopped:
+		return 0, "", errors.New("the job's attempt ended before the savepoint was triggered")
+	case <-ctx.Done():
+		return 0, "", ctx.Err()
+	}
+	select {
+	case o := <-ch:
+		return o.id, o.path, o.err
+	case <-r.stopped:
+		return 0, "", errors.New("the job's attempt ended before the savepoint completed")
+	case <-ctx.Done():
+		return 0, "", ctx.Err()
+	}
+}
+
+// runningJob returns the live job id names (a full id or a prefix of
+// exactly one live job's id) when it is RUNNING, and its checkpoint run.
+func (jm *JobManager) runningJob(id string) (*Job, *checkpointRun, error) {
+	j := jm.job(id)
+	if j == nil && id != "" {
+		jm.mu.Lock()
+		var found []*Job
+		for jid, cand := range jm.mu.jobs {
+			if cand != nil && strings.HasPrefix(jid, id) && !terminal(cand.Status()) {
+				found = append(found, cand)
+			}
+		}
+		jm.mu.Unlock()
+		if len(found) > 1 {
+			return nil, nil, status.Errorf(codes.InvalidArgument, "job id prefix %s matches %d running jobs", id, len(found))
+		}
+		if len(found) == 1 {
+			j = found[0]
+		}
+	}
+	if j == nil {
+		return nil, nil, notFound(id)
+	}
+	j.mu.Lock()
+	st, cp := j.mu.status, j.mu.cp
+	j.mu.Unlock()
+	if st != StatusRunning || cp == nil {
+		return nil, nil, status.Errorf(codes.FailedPrecondition, "job %s is %s, not RUNNING: no savepoint can be taken", j.id, st)
+	}
+	return j, cp, nil
+}
+
+// TriggerSavepoint takes a savepoint of a running job and returns the URI
+// of its manifest: in the job's checkpoint storage, or, when dir is set, of
+// its copy under <dir>/<job id>/savepoint-<id>/. The job keeps running.
+func (jm *JobManager) TriggerSavepoint(ctx context.Context, id, dir string) (jobID, path string, err error) {
+	j, cp, err := jm.runningJob(id)
+	if err != nil {
+		return "", "", err
+	}
+	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
+	defer cancel()
+	spID, p, err := cp.savepoint(ctx)
+	if err != nil {
+		return j.id, "", status.Errorf(codes.Aborted, "job %s: %v", j.id, err)
+	}
+	if dir != "" {
+		if p, err = copySavepoint(ctx, cp.uri, spID, joinStorageURI(dir, j.id)); err != nil {
+			return j.id, "", status.Errorf(codes.Unavailable, "job %s: savepoint %d completed but copying it to %s failed: %v", j.id, spID, dir, err)
+		}
+	}
+	jm.log.Info("savepoint completed", zap.String("job", j.id), zap.Int64("checkpoint", spID), zap.String("path", p))
+	return j.id, p, nil
+}
+
+// StopJob stops a running job. With savepoint it takes a savepoint first
+// (copied under dir when set) and the job ends FINISHED, as Flink's
+// stop-with-savepoint does; if the savepoint fails, the job keeps running
+// and the error is returned. Without savepoint the job is canceled.
+func (jm *JobManager) StopJob(ctx context.Context, id string, savepoint bool, dir string) (jobID, path string, err error) {
+	if !savepoint {
+		j, _, err := jm.runningJob(id)
+		if err != nil {
+			if status.Code(err) == codes.FailedPrecondition {
+				return id, "", jm.CancelJob(ctx, id)
+			}
+			return id, "", err
+		}
+		return j.id, "", jm.CancelJob(ctx, j.id)
+	}
+	jobID, path, err = jm.TriggerSavepoint(ctx, id, dir)
+	if err != nil {
+		return jobID, "", err
+	}
+	j := jm.job(jobID)
+	// NB: finish first, so that subtasks failing as they are canceled are
+	// not taken for a failure to restart from.
+	j.finish(StatusFinished, "")
+	jm.cancelOnTaskManagers(j, "")
+	return jobID, path, nil
+}
+
+// copySavepoint copies every object of savepoint id (everything under
+// savepoint-<id>/ of the storage at from) to the same keys of the storage
+// at to, and returns the URI of the copy's manifest. The manifest is copied
+// last, so a copy cut short has none.
+func copySavepoint(ctx context.Context, from string, id int64, to string) (string, error) {
+	src, err := checkpoint.OpenStorage(ctx, from)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := checkpoint.OpenStorage(ctx, to)
+	if err != nil {
+		return "", err
+	}
+	defer dst.Close()
+	keys, err := src.List(ctx, checkpoint.Dir(id, true)+"/")
+	if err != nil {
+		return "", err
+	}
+	manifest := checkpoint.ManifestKey(id, true)
+	keys = append(keys, manifest)
+	for _, k := range keys {
+		if k == manifest && k != keys[len(keys)-1] {
+			continue
+		}
+		if err := copyObject(ctx, src, dst, k); err != nil {
+			return "", err
+		}
+	}
+	return dst.Resolve(manifest), nil
+}
+
+func copyObject(ctx context.Context, src, dst *checkpoint.Storage, key string) error {
+	r, err := src.Get(ctx, key)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, _, err = dst.Put(ctx, key, io.Reader(r))
+	return err
+}
+
+// ResolveSavepointPath turns what a user names a savepoint (or retained
+// checkpoint) by into its manifest URI: the URI Braid printed
+// (base#savepoint-<id>/_metadata), the savepoint's directory or its
+// _metadata file, as a URI or a plain local path.
+func ResolveSavepointPath(p string) (string, error) {
+	p = strings.TrimSpace(p)
+	if p == "" {
+		return "", errors.New("empty savepoint path")
+	}
+	if strings.Contains(p, "#") {
+		if _, _, err := checkpoint.Split(p); err != nil {
+			return "", err
+		}
+		return p, nil
+	}
+	u, err := url.Parse(p)
+	if err != nil || u.Scheme == "" || len(u.Scheme) == 1 { // NB: C:\ is a path
+		abs, err := filepath.Abs(p)
+		if err != nil {
+			return "", err
+		}
+		u = &url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}
+	}
+	u.Path = strings.TrimSuffix(strings.TrimSuffix(u.Path, "/"), "/_metadata")
+	dir := path.Base(u.Path)
+	if !isCheckpointDir(dir) {
+		return "", fmt.Errorf("savepoint path %s: expected a savepoint-<id> or chk-<id> directory or its _metadata file", p)
+	}
+	u.Path = path.Dir(u.Path)
+	return u.String() + "#" + dir + "/_metadata", nil
+}
+
+func isCheckpointDir(name string) bool {
+	for _, prefix := range []string{"savepoint-", "chk-"} {
+		if n, ok := strings.CutPrefix(name, prefix); ok {
+			if _, err := strconv.ParseInt(n, 10, 64); err == nil {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// initialRestore is the restore of a job's first attempt: the savepoint its
+// execution.savepoint.path names, nil without one. It reads the manifest
+// and refuses the job when the savepoint holds state that no operator of
+// graph claims, unless execution.savepoint.ignore-unclaimed-state is true.
+func (jm *JobManager) initialRestore(ctx context.Context, graph *braidv1.JobGraph) (*braidv1.RestoreSpec, error) {
+	p := graph.Config[OptionSavepointPath]
+	if p == "" {
+		return nil, nil
+	}
+	uri, err := ResolveSavepointPath(p)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	ignore := strings.EqualFold(strings.TrimSpace(graph.Config[OptionIgnoreUnclaimed]), "true")
+	base, key, err := checkpoint.Split(uri)
+	if err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	st, err := checkpoint.OpenStorage(ctx, base)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "savepoint %s: %v", uri, err)
+	}
+	defer st.Close()
+	m, err := checkpoint.ReadManifest(ctx, st, key)
+	if err != nil {
+		return nil, status.Errorf(codes.InvalidArgument, "savepoint %s: %v", uri, err)
+	}
+	if _, lost := checkpoint.MatchVertices(m, checkpoint.VerticesOf(graph)); len(lost) > 0 && !ignore {
+		return nil, status.Error(codes.FailedPrecondition, (&checkpoint.UnclaimedStateError{Path: uri, Unclaimed: lost}).Error())
+	}
+	return &braidv1.RestoreSpec{CheckpointId: m.CheckpointID, Manifest: uri, IgnoreUnclaimedState: ignore}, nil
+}
+
+// RescaleJob changes the parallelism of a running job: it takes a
+// savepoint, cancels the current attempt, sets every vertex except collect
+// sinks and VALUES sources to parallelism, and deploys the next attempt
+// from the savepoint under the same job id. It returns the savepoint's URI.
+// When the new attempt cannot be placed, the old parallelism is restored
+// and the job restarts from the savepoint in the background.
+func (jm *JobManager) RescaleJob(ctx context.Context, id string, parallelism int) (jobID, path string, err error) {
+	j, _, err := jm.runningJob(id)
+	if err != nil {
+		return id, "", err
+	}
+	maxP := int(j.graph.MaxParallelism)
+	if maxP <= 0 {
+		maxP = 128
+	}
+	if parallelism < 1 || parallelism > maxP {
+		return j.id, "", status.Errorf(codes.InvalidArgument, "parallelism %d is outside 1..%d (the job's max parallelism)", parallelism, maxP)
+	}
+	j.mu.Lock()
+	why := j.unrestartableLocked()
+	j.mu.Unlock()
+	if why != "" {
+		return j.id, "", status.Errorf(codes.FailedPrecondition, "job %s cannot be rescaled: %s", j.id, why)
+	}
+	jobID, path, err = jm.TriggerSavepoint(ctx, j.id, "")
+	if err != nil {
+		return jobID, "", err
+	}
+	j.mu.Lock()
+	if j.mu.status != StatusRunning {
+		st := j.mu.status
+		j.mu.Unlock()
+		return j.id, path, status.Errorf(codes.Aborted, "job %s became %s during the rescale; savepoint %s was taken", j.id, st, path)
+	}
+	j.mu.status = StatusRestarting
+	cp := j.mu.cp
+	j.mu.cp = nil
+	j.mu.Unlock()
+	cp.stop()
+	jm.recordStatus(j, StatusRestarting, "rescaling to parallelism "+strconv.Itoa(parallelism), 0)
+	jm.cancelAttempt(j)
+	jm.pool.Release(j.id)
+	old := setParallelism(j.graph, parallelism)
+	jm.log.Info("job rescaling", zap.String("job", j.id), zap.Int("parallelism", parallelism), zap.String("savepoint", path))
+	if err := jm.redeploy(j); err != nil {
+		jm.cancelAttempt(j)
+		jm.pool.Release(j.id)
+		for i, v := range j.graph.Vertices {
+			v.Parallelism = old[i]
+		}
+		jm.wg.Add(1)
+		go func() {
+			defer jm.wg.Done()
+			jm.restartJob(j, 0)
+		}()
+		return j.id, path, status.Errorf(codes.ResourceExhausted, "job %s: rescale to parallelism %d failed (%v); it restarts from savepoint %s at its old parallelism", j.id, parallelism, err, path)
+	}
+	return j.id, path, nil
+}
+
+// setParallelism sets every vertex of g to p except those that must run
+// at parallelism 1 (collect sinks, VALUES sources), and returns the old
+// parallelism of each vertex.
+func setParallelism(g *braidv1.JobGraph, p int) []int32 {
+	old := make([]int32, len(g.Vertices))
+	for i, v := range g.Vertices {
+		old[i] = v.Parallelism
+		keep := false
+		for _, op := range v.Chain {
+			if op.Kind == jobgraph.KindCollect || op.Kind == jobgraph.KindValues {
+				keep = true
+			}
+		}
+		if !keep {
+			v.Parallelism = int32(p)
+		}
+	}
+	return old
+}
