@@ -117,6 +117,14 @@ func (jm *JobManager) sleep(j *Job, d time.Duration) bool {
 
 // redeploy deploys the job's next attempt.
 func (jm *JobManager) redeploy(j *Job) error {
+	// NB: a task manager that died is in the pool until its lease lapses;
+	// placing subtasks there (or beside it) would fail the new attempt at
+	// once and count as another failure.
+	for _, tm := range jm.pool.Snapshot() {
+		if !jm.probe(tm.Address) {
+			return fmt.Errorf("task manager %s at %s does not answer; waiting for it to come back or be dropped", tm.ID, tm.Address)
+		}
+	}
 	placements, err := jm.pool.Schedule(j.id, j.graph)
 	if err != nil {
 		return err
