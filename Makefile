@@ -7,7 +7,7 @@ export GOTOOLCHAIN := local
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 
-.PHONY: all build demo test test-short proto bench fmt vet clean
+.PHONY: all build demo test test-short test-faults proto bench fmt vet clean
 
 all: build
 
@@ -21,6 +21,10 @@ demo: build
 ## test: every test, the conformance suite and the multi-process cluster tests included.
 test: build
 	BRAID_BIN=$(BIN) $(GO) test -count=1 -timeout 20m ./...
+
+## test-faults: the fault-injection suite's long form: 50 task-manager kills over 4M events.
+test-faults: build
+	BRAID_BIN=$(BIN) BRAID_FAULT_KILLS=50 BRAID_FAULT_ROWS=4000000 $(GO) test -count=1 -timeout 60m -run 'TestFaults' -v ./e2e/
 
 test-short:
 	$(GO) test -short -count=1 ./...
