@@ -233,3 +233,59 @@ func waitJobNamed(t *testing.T, endpoint, name string, timeout time.Duration) st
 	t.Fatalf("no job named %s within %s", name, timeout)
 	return ""
 }
+
+// TestFaultsCorruptCheckpoint damages every file of a job's checkpoints
+// right after one completed, then kills a task manager: the restore fails
+// with a message naming a damaged file, and the job fails rather than run
+// on part of its state.
+func TestFaultsCorruptCheckpoint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a multi-process cluster; runs without -short (make test)")
+	}
+	cl := startProcessCluster(t, 2, 2)
+	sql := `
+SET 'execution.checkpointing.interval' = '3s';
+SET 'restart-strategy.type' = 'fixed-delay';
+SET 'restart-strategy.fixed-delay.attempts' = '100';
+SET 'restart-strategy.fixed-delay.delay' = '100ms';
+SET 'parallelism.default' = '2';
+CREATE TABLE gen (k BIGINT) WITH ('connector' = 'datagen', 'rows-per-second' = '5000', 'fields.k.min' = '0', 'fields.k.max' = '999');
+CREATE TABLE sink (k BIGINT, c BIGINT) WITH ('connector' = 'blackhole');
+INSERT INTO sink SELECT k, COUNT(*) FROM gen GROUP BY k;
+`
+	out, stderr, err := braid(t, time.Minute, "sql", "--endpoint", cl.endpoint, "-f", script(t, sql))
+	if err != nil {
+		t.Fatalf("submitting: %v\n%s", err, stderr)
+	}
+	m := jobIDLine.FindStringSubmatch(out + stderr)
+	if m == nil {
+		t.Fatalf("no job id in output:\n%s%s", out, stderr)
+	}
+	job := m[1]
+	waitJob(t, cl.endpoint, job, "RUNNING", 30*time.Second)
+	deadline := time.Now().Add(30 * time.Second)
+	for cl.metric(`braid_jobmanager_checkpoints_total{outcome="completed"}`) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no checkpoint completed within 30s\n%s", cl.Logs())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	dir := filepath.Join(cl.dir, "jm", "checkpoints", job)
+	damaged := 0
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() && !strings.HasSuffix(path, "_metadata") {
+			if os.Truncate(path, 1) == nil {
+				damaged++
+			}
+		}
+		return nil
+	})
+	if damaged == 0 {
+		t.Fatalf("no checkpoint files under %s", dir)
+	}
+	cl.restartTaskManager(0)
+	desc := waitJob(t, cl.endpoint, job, "FAILED", time.Minute)
+	if !strings.Contains(desc, "cannot be restored") || !strings.Contains(desc, filepath.Base(dir)) {
+		t.Fatalf("the failure does not name the damaged checkpoint file:\n%s", desc)
+	}
+}

@@ -2,6 +2,7 @@ package jobmanager
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -90,6 +91,14 @@ func (jm *JobManager) restartJob(j *Job, delay time.Duration) {
 	for {
 		err := jm.redeploy(j)
 		if err == nil {
+			return
+		}
+		var rf *restoreFailedError
+		if errors.As(err, &rf) {
+			// NB: retrying reads the same damaged files; the job must not
+			// run on part of its state.
+			jm.cancelAttempt(j)
+			j.finish(StatusFailed, "the job cannot be restored from its latest checkpoint: "+rf.msg)
 			return
 		}
 		jm.log.Info("job not redeployed yet", zap.String("job", j.id), zap.Error(err))

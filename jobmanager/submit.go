@@ -225,10 +225,19 @@ func (jm *JobManager) deployTo(ctx context.Context, addr string, req *braidv1.De
 	defer cancel()
 	_, err = c.DeployTasks(ctx, req)
 	if err != nil {
+		if status.Code(err) == codes.DataLoss {
+			return &restoreFailedError{status.Convert(err).Message()}
+		}
 		return errors.New(status.Convert(err).Message())
 	}
 	return nil
 }
+
+// restoreFailedError is a deploy that a task manager refused because the
+// checkpoint it restores from cannot be read.
+type restoreFailedError struct{ msg string }
+
+func (e *restoreFailedError) Error() string { return e.msg }
 
 // cancelOnTaskManagers asks every task manager of j, except skip, to cancel
 // the job, in the background. Unreachable task managers are only logged.

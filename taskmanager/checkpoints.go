@@ -172,6 +172,14 @@ func (s *snapshotter) ack(a *braidv1.CheckpointAck) {
 	}
 }
 
+// restoreError marks a deploy that failed because its checkpoint cannot be
+// read (a file missing, truncated or damaged): the job manager fails the
+// job rather than retrying, since retrying reads the same files.
+type restoreError struct{ err error }
+
+func (e *restoreError) Error() string { return e.err.Error() }
+func (e *restoreError) Unwrap() error { return e.err }
+
 // restoreSource is a deploy's restore: the checkpoint's manifest, read once
 // for every subtask the deploy starts.
 type restoreSource struct {
@@ -201,7 +209,7 @@ func openRestore(ctx context.Context, spec *braidv1.RestoreSpec, graph *braidv1.
 	m, err := checkpoint.ReadManifest(ctx, st, key)
 	if err != nil {
 		st.Close()
-		return nil, fmt.Errorf("restore checkpoint %d: %w", spec.CheckpointId, err)
+		return nil, &restoreError{fmt.Errorf("restore checkpoint %d: %w", spec.CheckpointId, err)}
 	}
 	match, unclaimed := checkpoint.MatchVertices(m, checkpoint.VerticesOf(graph))
 	if len(unclaimed) > 0 && !spec.IgnoreUnclaimedState {
@@ -256,7 +264,7 @@ func (r *restoreSource) restoreSubtask(ctx context.Context, vertex, subtask, par
 		return info, nil, nil
 	}
 	if err := checkpoint.Download(ctx, r.storage, st.Backend, db); err != nil {
-		return info, nil, fmt.Errorf("restore checkpoint %d: %w", r.id, err)
+		return info, nil, &restoreError{fmt.Errorf("restore checkpoint %d: %w", r.id, err)}
 	}
 	return info, st.Backend, nil
 }
@@ -293,7 +301,7 @@ func (r *restoreSource) restoreRescaled(ctx context.Context, info *runtime.Resto
 		}
 		dir := filepath.Join(tmp, fmt.Sprint(i))
 		if err := checkpoint.Download(ctx, r.storage, st.Backend, dir); err != nil {
-			return fmt.Errorf("restore checkpoint %d: %w", r.id, err)
+			return &restoreError{fmt.Errorf("restore checkpoint %d: %w", r.id, err)}
 		}
 		srcs = append(srcs, dir)
 	}

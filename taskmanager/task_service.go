@@ -145,6 +145,10 @@ var _ braidv1.TaskServiceServer = (*taskService)(nil)
 // none of them start and the error is returned.
 func (s *taskService) DeployTasks(ctx context.Context, req *braidv1.DeployTasksRequest) (*braidv1.DeployTasksResponse, error) {
 	if err := s.tm.deploy(req); err != nil {
+		var re *restoreError
+		if errors.As(err, &re) {
+			return nil, status.Error(codes.DataLoss, err.Error())
+		}
 		return nil, status.Error(codes.FailedPrecondition, err.Error())
 	}
 	return &braidv1.DeployTasksResponse{}, nil
