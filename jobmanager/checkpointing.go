@@ -441,3 +441,9 @@ func (j *Job) checkpointAck(a *braidv1.CheckpointAck) {
 		cp.ack(a)
 	}
 }
+
+// Checkpoints returns job id's retained completed checkpoints and
+// savepoints, oldest first, as etcd records them.
+func (jm *JobManager) Checkpoints(ctx context.Context, id string) ([]metastore.CheckpointPointer, error) {
+	return jm.store.ListCheckpoints(ctx, id)
+}
