@@ -58,8 +58,10 @@ func TestCheckpointsRetainAndIncrease(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(cps) > 2 {
-			t.Fatalf("%d checkpoints retained, want at most 2: %+v", len(cps), cps)
+		// NB: a new checkpoint's pointer is committed before the oldest's
+		// is deleted, so 3 may show for a moment.
+		if len(cps) > 3 {
+			t.Fatalf("%d checkpoints retained, want at most 2 (3 while one is dropped): %+v", len(cps), cps)
 		}
 		for i, cp := range cps {
 			if cp.ID < last && i == len(cps)-1 {

@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
 
@@ -410,12 +409,6 @@ func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (
 	if !checkpointing(&g) {
 		return "the job manager restarted while the job ran, and the job takes no checkpoints to resume from", nil
 	}
-	// The default log may listen elsewhere now (an embedded broker takes a
-	// free port).
-	if g.Config == nil {
-		g.Config = map[string]string{}
-	}
-	g.Config[ConfigBrokers] = strings.Join(jm.Brokers(), ",")
 	j := newJob(jm, &g, nil, nil)
 	j.startMs = rec.StartUnixMs
 	j.mu.status = StatusRestarting

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -19,10 +18,6 @@ import (
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
-
-// ConfigBrokers is the graph.Config key under which SubmitJob passes the
-// default log's bootstrap servers (comma-separated) to the task managers.
-const ConfigBrokers = "braid.brokers"
 
 // rpcTimeout bounds each control RPC to a task manager.
 const rpcTimeout = 10 * time.Second
@@ -37,9 +32,9 @@ func NewJobID() string {
 }
 
 // SubmitJob places graph on the live task managers, records it in etcd and
-// deploys it. It assigns graph.JobId when empty and sets
-// graph.Config[ConfigBrokers]; the job manager keeps graph, and the caller
-// must not change it afterwards. results receives the collect sink's rows
+// deploys it. It assigns graph.JobId when empty; the job manager keeps
+// graph, and the caller must not change it afterwards. Each deploy tells the
+// task managers the default log's current brokers. results receives the collect sink's rows
 // (nil when the job has none, or the caller does not want them); it is
 // installed before any subtask starts, so no byte is lost.
 //
@@ -57,7 +52,6 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 	if graph.Config == nil {
 		graph.Config = map[string]string{}
 	}
-	graph.Config[ConfigBrokers] = strings.Join(jm.Brokers(), ",")
 
 	if len(jm.pool.Snapshot()) == 0 {
 		return nil, errors.New("no task managers are registered")
@@ -200,7 +194,7 @@ func (jm *JobManager) deploy(ctx context.Context, j *Job, restore *braidv1.Resto
 	for tmID, refs := range byTM {
 		addr := tmAddrs[tmID]
 		req := &braidv1.DeployTasksRequest{Graph: j.graph, Placements: placements, Deploy: refs, JobManagerAddress: jm.Addr(),
-			Attempt: attempt, Restore: restore, CheckpointStorage: storage}
+			Attempt: attempt, Restore: restore, CheckpointStorage: storage, Brokers: jm.Brokers()}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

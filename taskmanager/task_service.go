@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strings"
 	"sync"
 	"time"
 
@@ -23,10 +22,6 @@ import (
 	"github.com/braidflow/braid/shuffle"
 	"github.com/braidflow/braid/types"
 )
-
-// ConfigBrokers is the graph.Config key holding the default log's bootstrap
-// servers, comma-separated (set by the job manager at submission).
-const ConfigBrokers = "braid.brokers"
 
 // Subtask is one deployed subtask, ready to run; runtime.Subtask satisfies
 // it. Run returns nil at the end of its input and ctx.Err() once canceled;
@@ -413,10 +408,7 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref 
 	if int(ref.Subtask) >= p || ref.Subtask < 0 {
 		return SubtaskSpec{}, fmt.Errorf("subtask index %d out of range for parallelism %d", ref.Subtask, p)
 	}
-	var brokers []string
-	if b := g.Config[ConfigBrokers]; b != "" {
-		brokers = strings.Split(b, ",")
-	}
+	brokers := req.Brokers
 	octx := &operators.Context{
 		JobID:          g.JobId,
 		VertexID:       int(v.Id),

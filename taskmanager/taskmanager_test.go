@@ -213,15 +213,14 @@ func TestTaskManager(t *testing.T) {
 	defer conn.Close()
 	ts := braidv1.NewTaskServiceClient(conn)
 	graph := &braidv1.JobGraph{
-		JobId:  "job1",
-		Config: map[string]string{ConfigBrokers: "b1:9092,b2:9092"},
+		JobId: "job1",
 		Vertices: []*braidv1.Vertex{
 			{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect}}},
 			{Id: 1, Name: "bad", Parallelism: 1},
 			{Id: 2, Name: "forever", Parallelism: 1},
 		},
 	}
-	_, err = ts.DeployTasks(ctx, &braidv1.DeployTasksRequest{Graph: graph, Deploy: []*braidv1.SubtaskRef{{Vertex: 0}, {Vertex: 1}, {Vertex: 2}}})
+	_, err = ts.DeployTasks(ctx, &braidv1.DeployTasksRequest{Graph: graph, Brokers: []string{"b1:9092", "b2:9092"}, Deploy: []*braidv1.SubtaskRef{{Vertex: 0}, {Vertex: 1}, {Vertex: 2}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -162,8 +162,11 @@ type DeployTasksRequest struct {
 	// checkpoint_storage is the URI under which subtasks write their
 	// snapshots (file:///dir or s3://bucket/prefix?endpoint=...).
 	CheckpointStorage string `protobuf:"bytes,7,opt,name=checkpoint_storage,json=checkpointStorage,proto3" json:"checkpoint_storage,omitempty"`
-	unknownFields     protoimpl.UnknownFields
-	sizeCache         protoimpl.SizeCache
+	// brokers are the bootstrap servers of the cluster's default log (where
+	// managed tables live), as the job manager knows them at this deploy.
+	Brokers       []string `protobuf:"bytes,8,rep,name=brokers,proto3" json:"brokers,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *DeployTasksRequest) Reset() {
@@ -243,6 +246,13 @@ func (x *DeployTasksRequest) GetCheckpointStorage() string {
 		return x.CheckpointStorage
 	}
 	return ""
+}
+
+func (x *DeployTasksRequest) GetBrokers() []string {
+	if x != nil {
+		return x.Brokers
+	}
+	return nil
 }
 
 type RestoreSpec struct {
@@ -664,7 +674,7 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x03 \x01(\tR\rtaskManagerId\x12\x18\n" +
-	"\aaddress\x18\x04 \x01(\tR\aaddress\"\xcb\x02\n" +
+	"\aaddress\x18\x04 \x01(\tR\aaddress\"\xe5\x02\n" +
 	"\x12DeployTasksRequest\x12(\n" +
 	"\x05graph\x18\x01 \x01(\v2\x12.braid.v1.JobGraphR\x05graph\x123\n" +
 	"\n" +
@@ -674,7 +684,8 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\x13job_manager_address\x18\x04 \x01(\tR\x11jobManagerAddress\x12\x18\n" +
 	"\aattempt\x18\x05 \x01(\x05R\aattempt\x12/\n" +
 	"\arestore\x18\x06 \x01(\v2\x15.braid.v1.RestoreSpecR\arestore\x12-\n" +
-	"\x12checkpoint_storage\x18\a \x01(\tR\x11checkpointStorage\"\x84\x01\n" +
+	"\x12checkpoint_storage\x18\a \x01(\tR\x11checkpointStorage\x12\x18\n" +
+	"\abrokers\x18\b \x03(\tR\abrokers\"\x84\x01\n" +
 	"\vRestoreSpec\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x1a\n" +
 	"\bmanifest\x18\x02 \x01(\tR\bmanifest\x124\n" +
