@@ -132,6 +132,18 @@ type JobSummary struct {
 type JobDetail struct {
 	Job      JobSummary
 	Vertices []Vertex
+	// Checkpoints is nil for a job that takes no checkpoints.
+	Checkpoints *CheckpointSummary
+}
+
+// CheckpointSummary is a job's checkpointing as DescribeJob reports it.
+type CheckpointSummary struct {
+	Interval time.Duration
+	// LatestID is the latest completed checkpoint, 0 for none yet.
+	LatestID int64
+	Latest   time.Time
+	// Attempt is the job's current deployment; Restarts counts restarts.
+	Attempt, Restarts int
 }
 
 // Vertex is one vertex of a job graph (an operator chain).
@@ -192,6 +204,13 @@ func (c *Client) DescribeJob(ctx context.Context, jobID string) (JobDetail, erro
 		return JobDetail{}, c.convert(ctx, err)
 	}
 	d := JobDetail{Job: jobFromProto(resp.GetJob())}
+	if cs := resp.GetCheckpoints(); cs != nil {
+		d.Checkpoints = &CheckpointSummary{Interval: time.Duration(cs.GetIntervalMs()) * time.Millisecond,
+			LatestID: cs.GetLatestId(), Attempt: int(cs.GetAttempt()), Restarts: int(cs.GetRestarts())}
+		if cs.GetLatestUnixMs() > 0 {
+			d.Checkpoints.Latest = time.UnixMilli(cs.GetLatestUnixMs())
+		}
+	}
 	byID := map[int32]int{}
 	for _, v := range resp.GetGraph().GetVertices() {
 		byID[v.GetId()] = len(d.Vertices)

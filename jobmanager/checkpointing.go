@@ -447,3 +447,18 @@ func (j *Job) checkpointAck(a *braidv1.CheckpointAck) {
 func (jm *JobManager) Checkpoints(ctx context.Context, id string) ([]metastore.CheckpointPointer, error) {
 	return jm.store.ListCheckpoints(ctx, id)
 }
+
+// checkpointSummary describes j's checkpointing for DescribeJob; nil when
+// it takes no checkpoints.
+func (jm *JobManager) checkpointSummary(ctx context.Context, j *Job) *braidv1.CheckpointSummary {
+	if !checkpointing(j.graph) {
+		return nil
+	}
+	j.mu.Lock()
+	sum := &braidv1.CheckpointSummary{IntervalMs: j.graph.GetCheckpoint().GetIntervalMs(), Attempt: j.mu.attempt, Restarts: j.mu.restarts}
+	j.mu.Unlock()
+	if cp, ok, err := jm.store.LatestCheckpoint(ctx, j.id); err == nil && ok {
+		sum.LatestId, sum.LatestUnixMs = cp.ID, cp.CompletedUnixMs
+	}
+	return sum
+}

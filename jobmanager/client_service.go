@@ -90,6 +90,7 @@ func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJo
 	if j := s.jm.job(req.JobId); j != nil {
 		resp.Graph = j.graph
 		resp.Subtasks = j.subtaskInfos()
+		resp.Checkpoints = s.jm.checkpointSummary(ctx, j)
 		return resp, nil
 	}
 	graph := &braidv1.JobGraph{}

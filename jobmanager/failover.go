@@ -38,6 +38,7 @@ func (j *Job) fail(msg string, class types.ErrorClass) {
 		return
 	}
 	j.mu.status = StatusRestarting
+	j.mu.restarts++
 	cp := j.mu.cp
 	j.mu.cp = nil
 	attempt := j.mu.attempt

@@ -97,6 +97,7 @@ type Job struct {
 		// attempt numbers the current deployment; placements and tmAddrs
 		// (task manager id -> address) are where it runs.
 		attempt    int32
+		restarts   int32
 		placements []*braidv1.Placement
 		tmAddrs    map[string]string
 		// cp coordinates the current attempt's checkpoints; nil when the

@@ -60,6 +60,13 @@ func JobDetail(w io.Writer, d client.JobDetail, now time.Time, loc *time.Locatio
 	if j.Error != "" {
 		fmt.Fprintf(w, "Error:    %s\n", j.Error)
 	}
+	if c := d.Checkpoints; c != nil {
+		latest := "none yet"
+		if c.LatestID > 0 {
+			latest = fmt.Sprintf("%d at %s (%s ago)", c.LatestID, c.Latest.In(loc).Format(timeLayout), now.Sub(c.Latest).Round(time.Millisecond))
+		}
+		fmt.Fprintf(w, "Checkpoints: every %s, latest %s\nAttempt:  %d (%d restarts)\n", c.Interval, latest, c.Attempt, c.Restarts)
+	}
 	for _, v := range d.Vertices {
 		fmt.Fprintf(w, "\nVertex %d: %s (parallelism %d)\n", v.ID, v.Name, v.Parallelism)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)

@@ -391,6 +391,28 @@ Vertex 1: Source: t (parallelism 2)
 	}
 }
 
+func TestJobDetailCheckpoints(t *testing.T) {
+	now := time.Date(2026, 12, 1, 12, 0, 10, 0, time.UTC)
+	d := client.JobDetail{
+		Job:         client.JobSummary{ID: "j1", Name: "n", Status: "RUNNING"},
+		Checkpoints: &client.CheckpointSummary{Interval: 10 * time.Second, LatestID: 7, Latest: now.Add(-4 * time.Second), Attempt: 2, Restarts: 2},
+	}
+	var buf bytes.Buffer
+	if err := JobDetail(&buf, d, now, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "Job ID:   j1\nName:     n\nStatus:   RUNNING\nCheckpoints: every 10s, latest 7 at 2026-12-01 12:00:06 (4s ago)\nAttempt:  2 (2 restarts)\n"
+	if got := buf.String(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	d.Checkpoints = &client.CheckpointSummary{Interval: time.Second}
+	buf.Reset()
+	JobDetail(&buf, d, now, nil)
+	if !strings.Contains(buf.String(), "Checkpoints: every 1s, latest none yet\nAttempt:  0 (0 restarts)\n") {
+		t.Errorf("without a checkpoint yet:\n%s", buf.String())
+	}
+}
+
 func TestTable(t *testing.T) {
 	cols := []client.ResultColumn{{Name: "table name", Type: types.String}}
 	var out strings.Builder

@@ -1028,10 +1028,13 @@ func (x *SubtaskInfo) GetRemoteRowsOut() int64 {
 }
 
 type DescribeJobResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Job           *JobSummary            `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
-	Graph         *JobGraph              `protobuf:"bytes,2,opt,name=graph,proto3" json:"graph,omitempty"`
-	Subtasks      []*SubtaskInfo         `protobuf:"bytes,3,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	state    protoimpl.MessageState `protogen:"open.v1"`
+	Job      *JobSummary            `protobuf:"bytes,1,opt,name=job,proto3" json:"job,omitempty"`
+	Graph    *JobGraph              `protobuf:"bytes,2,opt,name=graph,proto3" json:"graph,omitempty"`
+	Subtasks []*SubtaskInfo         `protobuf:"bytes,3,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	// checkpoints describes the job's checkpointing; absent for a job that
+	// takes no checkpoints.
+	Checkpoints   *CheckpointSummary `protobuf:"bytes,4,opt,name=checkpoints,proto3" json:"checkpoints,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1087,6 +1090,93 @@ func (x *DescribeJobResponse) GetSubtasks() []*SubtaskInfo {
 	return nil
 }
 
+func (x *DescribeJobResponse) GetCheckpoints() *CheckpointSummary {
+	if x != nil {
+		return x.Checkpoints
+	}
+	return nil
+}
+
+type CheckpointSummary struct {
+	state      protoimpl.MessageState `protogen:"open.v1"`
+	IntervalMs int64                  `protobuf:"varint,1,opt,name=interval_ms,json=intervalMs,proto3" json:"interval_ms,omitempty"`
+	// latest_id is the latest completed checkpoint (0: none yet), completed
+	// at latest_unix_ms.
+	LatestId     int64 `protobuf:"varint,2,opt,name=latest_id,json=latestId,proto3" json:"latest_id,omitempty"`
+	LatestUnixMs int64 `protobuf:"varint,3,opt,name=latest_unix_ms,json=latestUnixMs,proto3" json:"latest_unix_ms,omitempty"`
+	// attempt is the job's current deployment (0 first, one more per
+	// restart); restarts counts the restarts this job manager made.
+	Attempt       int32 `protobuf:"varint,4,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	Restarts      int32 `protobuf:"varint,5,opt,name=restarts,proto3" json:"restarts,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CheckpointSummary) Reset() {
+	*x = CheckpointSummary{}
+	mi := &file_braid_v1_client_proto_msgTypes[18]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CheckpointSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CheckpointSummary) ProtoMessage() {}
+
+func (x *CheckpointSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_braid_v1_client_proto_msgTypes[18]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CheckpointSummary.ProtoReflect.Descriptor instead.
+func (*CheckpointSummary) Descriptor() ([]byte, []int) {
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{18}
+}
+
+func (x *CheckpointSummary) GetIntervalMs() int64 {
+	if x != nil {
+		return x.IntervalMs
+	}
+	return 0
+}
+
+func (x *CheckpointSummary) GetLatestId() int64 {
+	if x != nil {
+		return x.LatestId
+	}
+	return 0
+}
+
+func (x *CheckpointSummary) GetLatestUnixMs() int64 {
+	if x != nil {
+		return x.LatestUnixMs
+	}
+	return 0
+}
+
+func (x *CheckpointSummary) GetAttempt() int32 {
+	if x != nil {
+		return x.Attempt
+	}
+	return 0
+}
+
+func (x *CheckpointSummary) GetRestarts() int32 {
+	if x != nil {
+		return x.Restarts
+	}
+	return 0
+}
+
 type CancelJobRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
@@ -1096,7 +1186,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[18]
+	mi := &file_braid_v1_client_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1198,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[18]
+	mi := &file_braid_v1_client_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1211,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{18}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CancelJobRequest) GetJobId() string {
@@ -1139,7 +1229,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[19]
+	mi := &file_braid_v1_client_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1151,7 +1241,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[19]
+	mi := &file_braid_v1_client_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1164,7 +1254,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{19}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{20}
 }
 
 type TriggerSavepointRequest struct {
@@ -1180,7 +1270,7 @@ type TriggerSavepointRequest struct {
 
 func (x *TriggerSavepointRequest) Reset() {
 	*x = TriggerSavepointRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[20]
+	mi := &file_braid_v1_client_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1192,7 +1282,7 @@ func (x *TriggerSavepointRequest) String() string {
 func (*TriggerSavepointRequest) ProtoMessage() {}
 
 func (x *TriggerSavepointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[20]
+	mi := &file_braid_v1_client_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1205,7 +1295,7 @@ func (x *TriggerSavepointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerSavepointRequest.ProtoReflect.Descriptor instead.
 func (*TriggerSavepointRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{20}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *TriggerSavepointRequest) GetJobId() string {
@@ -1233,7 +1323,7 @@ type TriggerSavepointResponse struct {
 
 func (x *TriggerSavepointResponse) Reset() {
 	*x = TriggerSavepointResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[21]
+	mi := &file_braid_v1_client_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1245,7 +1335,7 @@ func (x *TriggerSavepointResponse) String() string {
 func (*TriggerSavepointResponse) ProtoMessage() {}
 
 func (x *TriggerSavepointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[21]
+	mi := &file_braid_v1_client_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1258,7 +1348,7 @@ func (x *TriggerSavepointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use TriggerSavepointResponse.ProtoReflect.Descriptor instead.
 func (*TriggerSavepointResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{21}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *TriggerSavepointResponse) GetPath() string {
@@ -1286,7 +1376,7 @@ type StopJobRequest struct {
 
 func (x *StopJobRequest) Reset() {
 	*x = StopJobRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[22]
+	mi := &file_braid_v1_client_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1298,7 +1388,7 @@ func (x *StopJobRequest) String() string {
 func (*StopJobRequest) ProtoMessage() {}
 
 func (x *StopJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[22]
+	mi := &file_braid_v1_client_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1311,7 +1401,7 @@ func (x *StopJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobRequest.ProtoReflect.Descriptor instead.
 func (*StopJobRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{22}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *StopJobRequest) GetJobId() string {
@@ -1346,7 +1436,7 @@ type StopJobResponse struct {
 
 func (x *StopJobResponse) Reset() {
 	*x = StopJobResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[23]
+	mi := &file_braid_v1_client_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1358,7 +1448,7 @@ func (x *StopJobResponse) String() string {
 func (*StopJobResponse) ProtoMessage() {}
 
 func (x *StopJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[23]
+	mi := &file_braid_v1_client_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1371,7 +1461,7 @@ func (x *StopJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StopJobResponse.ProtoReflect.Descriptor instead.
 func (*StopJobResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{23}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *StopJobResponse) GetPath() string {
@@ -1400,7 +1490,7 @@ type RescaleJobRequest struct {
 
 func (x *RescaleJobRequest) Reset() {
 	*x = RescaleJobRequest{}
-	mi := &file_braid_v1_client_proto_msgTypes[24]
+	mi := &file_braid_v1_client_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1412,7 +1502,7 @@ func (x *RescaleJobRequest) String() string {
 func (*RescaleJobRequest) ProtoMessage() {}
 
 func (x *RescaleJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[24]
+	mi := &file_braid_v1_client_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1425,7 +1515,7 @@ func (x *RescaleJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RescaleJobRequest.ProtoReflect.Descriptor instead.
 func (*RescaleJobRequest) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{24}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *RescaleJobRequest) GetJobId() string {
@@ -1453,7 +1543,7 @@ type RescaleJobResponse struct {
 
 func (x *RescaleJobResponse) Reset() {
 	*x = RescaleJobResponse{}
-	mi := &file_braid_v1_client_proto_msgTypes[25]
+	mi := &file_braid_v1_client_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1465,7 +1555,7 @@ func (x *RescaleJobResponse) String() string {
 func (*RescaleJobResponse) ProtoMessage() {}
 
 func (x *RescaleJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_braid_v1_client_proto_msgTypes[25]
+	mi := &file_braid_v1_client_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1478,7 +1568,7 @@ func (x *RescaleJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RescaleJobResponse.ProtoReflect.Descriptor instead.
 func (*RescaleJobResponse) Descriptor() ([]byte, []int) {
-	return file_braid_v1_client_proto_rawDescGZIP(), []int{25}
+	return file_braid_v1_client_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *RescaleJobResponse) GetPath() string {
@@ -1571,11 +1661,19 @@ const file_braid_v1_client_proto_rawDesc = "" +
 	"\x06status\x18\x05 \x01(\tR\x06status\x12\x17\n" +
 	"\arows_in\x18\x06 \x01(\x03R\x06rowsIn\x12\x19\n" +
 	"\brows_out\x18\a \x01(\x03R\arowsOut\x12&\n" +
-	"\x0fremote_rows_out\x18\b \x01(\x03R\rremoteRowsOut\"\x9a\x01\n" +
+	"\x0fremote_rows_out\x18\b \x01(\x03R\rremoteRowsOut\"\xd9\x01\n" +
 	"\x13DescribeJobResponse\x12&\n" +
 	"\x03job\x18\x01 \x01(\v2\x14.braid.v1.JobSummaryR\x03job\x12(\n" +
 	"\x05graph\x18\x02 \x01(\v2\x12.braid.v1.JobGraphR\x05graph\x121\n" +
-	"\bsubtasks\x18\x03 \x03(\v2\x15.braid.v1.SubtaskInfoR\bsubtasks\")\n" +
+	"\bsubtasks\x18\x03 \x03(\v2\x15.braid.v1.SubtaskInfoR\bsubtasks\x12=\n" +
+	"\vcheckpoints\x18\x04 \x01(\v2\x1b.braid.v1.CheckpointSummaryR\vcheckpoints\"\xad\x01\n" +
+	"\x11CheckpointSummary\x12\x1f\n" +
+	"\vinterval_ms\x18\x01 \x01(\x03R\n" +
+	"intervalMs\x12\x1b\n" +
+	"\tlatest_id\x18\x02 \x01(\x03R\blatestId\x12$\n" +
+	"\x0elatest_unix_ms\x18\x03 \x01(\x03R\flatestUnixMs\x12\x18\n" +
+	"\aattempt\x18\x04 \x01(\x05R\aattempt\x12\x1a\n" +
+	"\brestarts\x18\x05 \x01(\x05R\brestarts\")\n" +
 	"\x10CancelJobRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\x13\n" +
 	"\x11CancelJobResponse\"B\n" +
@@ -1622,7 +1720,7 @@ func file_braid_v1_client_proto_rawDescGZIP() []byte {
 	return file_braid_v1_client_proto_rawDescData
 }
 
-var file_braid_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 27)
+var file_braid_v1_client_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_braid_v1_client_proto_goTypes = []any{
 	(*OpenSessionRequest)(nil),       // 0: braid.v1.OpenSessionRequest
 	(*OpenSessionResponse)(nil),      // 1: braid.v1.OpenSessionResponse
@@ -1642,19 +1740,20 @@ var file_braid_v1_client_proto_goTypes = []any{
 	(*DescribeJobRequest)(nil),       // 15: braid.v1.DescribeJobRequest
 	(*SubtaskInfo)(nil),              // 16: braid.v1.SubtaskInfo
 	(*DescribeJobResponse)(nil),      // 17: braid.v1.DescribeJobResponse
-	(*CancelJobRequest)(nil),         // 18: braid.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),        // 19: braid.v1.CancelJobResponse
-	(*TriggerSavepointRequest)(nil),  // 20: braid.v1.TriggerSavepointRequest
-	(*TriggerSavepointResponse)(nil), // 21: braid.v1.TriggerSavepointResponse
-	(*StopJobRequest)(nil),           // 22: braid.v1.StopJobRequest
-	(*StopJobResponse)(nil),          // 23: braid.v1.StopJobResponse
-	(*RescaleJobRequest)(nil),        // 24: braid.v1.RescaleJobRequest
-	(*RescaleJobResponse)(nil),       // 25: braid.v1.RescaleJobResponse
-	nil,                              // 26: braid.v1.OpenSessionRequest.PropertiesEntry
-	(*JobGraph)(nil),                 // 27: braid.v1.JobGraph
+	(*CheckpointSummary)(nil),        // 18: braid.v1.CheckpointSummary
+	(*CancelJobRequest)(nil),         // 19: braid.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),        // 20: braid.v1.CancelJobResponse
+	(*TriggerSavepointRequest)(nil),  // 21: braid.v1.TriggerSavepointRequest
+	(*TriggerSavepointResponse)(nil), // 22: braid.v1.TriggerSavepointResponse
+	(*StopJobRequest)(nil),           // 23: braid.v1.StopJobRequest
+	(*StopJobResponse)(nil),          // 24: braid.v1.StopJobResponse
+	(*RescaleJobRequest)(nil),        // 25: braid.v1.RescaleJobRequest
+	(*RescaleJobResponse)(nil),       // 26: braid.v1.RescaleJobResponse
+	nil,                              // 27: braid.v1.OpenSessionRequest.PropertiesEntry
+	(*JobGraph)(nil),                 // 28: braid.v1.JobGraph
 }
 var file_braid_v1_client_proto_depIdxs = []int32{
-	26, // 0: braid.v1.OpenSessionRequest.properties:type_name -> braid.v1.OpenSessionRequest.PropertiesEntry
+	27, // 0: braid.v1.OpenSessionRequest.properties:type_name -> braid.v1.OpenSessionRequest.PropertiesEntry
 	6,  // 1: braid.v1.ExecuteResponse.status:type_name -> braid.v1.StatementStatus
 	8,  // 2: braid.v1.ExecuteResponse.schema:type_name -> braid.v1.ResultSchema
 	10, // 3: braid.v1.ExecuteResponse.batch:type_name -> braid.v1.ResultBatch
@@ -1663,31 +1762,32 @@ var file_braid_v1_client_proto_depIdxs = []int32{
 	9,  // 6: braid.v1.ResultSchema.order:type_name -> braid.v1.ResultSortKey
 	13, // 7: braid.v1.ListJobsResponse.jobs:type_name -> braid.v1.JobSummary
 	13, // 8: braid.v1.DescribeJobResponse.job:type_name -> braid.v1.JobSummary
-	27, // 9: braid.v1.DescribeJobResponse.graph:type_name -> braid.v1.JobGraph
+	28, // 9: braid.v1.DescribeJobResponse.graph:type_name -> braid.v1.JobGraph
 	16, // 10: braid.v1.DescribeJobResponse.subtasks:type_name -> braid.v1.SubtaskInfo
-	0,  // 11: braid.v1.ClientService.OpenSession:input_type -> braid.v1.OpenSessionRequest
-	2,  // 12: braid.v1.ClientService.CloseSession:input_type -> braid.v1.CloseSessionRequest
-	4,  // 13: braid.v1.ClientService.Execute:input_type -> braid.v1.ExecuteRequest
-	12, // 14: braid.v1.ClientService.ListJobs:input_type -> braid.v1.ListJobsRequest
-	15, // 15: braid.v1.ClientService.DescribeJob:input_type -> braid.v1.DescribeJobRequest
-	18, // 16: braid.v1.ClientService.CancelJob:input_type -> braid.v1.CancelJobRequest
-	20, // 17: braid.v1.ClientService.TriggerSavepoint:input_type -> braid.v1.TriggerSavepointRequest
-	22, // 18: braid.v1.ClientService.StopJob:input_type -> braid.v1.StopJobRequest
-	24, // 19: braid.v1.ClientService.RescaleJob:input_type -> braid.v1.RescaleJobRequest
-	1,  // 20: braid.v1.ClientService.OpenSession:output_type -> braid.v1.OpenSessionResponse
-	3,  // 21: braid.v1.ClientService.CloseSession:output_type -> braid.v1.CloseSessionResponse
-	5,  // 22: braid.v1.ClientService.Execute:output_type -> braid.v1.ExecuteResponse
-	14, // 23: braid.v1.ClientService.ListJobs:output_type -> braid.v1.ListJobsResponse
-	17, // 24: braid.v1.ClientService.DescribeJob:output_type -> braid.v1.DescribeJobResponse
-	19, // 25: braid.v1.ClientService.CancelJob:output_type -> braid.v1.CancelJobResponse
-	21, // 26: braid.v1.ClientService.TriggerSavepoint:output_type -> braid.v1.TriggerSavepointResponse
-	23, // 27: braid.v1.ClientService.StopJob:output_type -> braid.v1.StopJobResponse
-	25, // 28: braid.v1.ClientService.RescaleJob:output_type -> braid.v1.RescaleJobResponse
-	20, // [20:29] is the sub-list for method output_type
-	11, // [11:20] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	18, // 11: braid.v1.DescribeJobResponse.checkpoints:type_name -> braid.v1.CheckpointSummary
+	0,  // 12: braid.v1.ClientService.OpenSession:input_type -> braid.v1.OpenSessionRequest
+	2,  // 13: braid.v1.ClientService.CloseSession:input_type -> braid.v1.CloseSessionRequest
+	4,  // 14: braid.v1.ClientService.Execute:input_type -> braid.v1.ExecuteRequest
+	12, // 15: braid.v1.ClientService.ListJobs:input_type -> braid.v1.ListJobsRequest
+	15, // 16: braid.v1.ClientService.DescribeJob:input_type -> braid.v1.DescribeJobRequest
+	19, // 17: braid.v1.ClientService.CancelJob:input_type -> braid.v1.CancelJobRequest
+	21, // 18: braid.v1.ClientService.TriggerSavepoint:input_type -> braid.v1.TriggerSavepointRequest
+	23, // 19: braid.v1.ClientService.StopJob:input_type -> braid.v1.StopJobRequest
+	25, // 20: braid.v1.ClientService.RescaleJob:input_type -> braid.v1.RescaleJobRequest
+	1,  // 21: braid.v1.ClientService.OpenSession:output_type -> braid.v1.OpenSessionResponse
+	3,  // 22: braid.v1.ClientService.CloseSession:output_type -> braid.v1.CloseSessionResponse
+	5,  // 23: braid.v1.ClientService.Execute:output_type -> braid.v1.ExecuteResponse
+	14, // 24: braid.v1.ClientService.ListJobs:output_type -> braid.v1.ListJobsResponse
+	17, // 25: braid.v1.ClientService.DescribeJob:output_type -> braid.v1.DescribeJobResponse
+	20, // 26: braid.v1.ClientService.CancelJob:output_type -> braid.v1.CancelJobResponse
+	22, // 27: braid.v1.ClientService.TriggerSavepoint:output_type -> braid.v1.TriggerSavepointResponse
+	24, // 28: braid.v1.ClientService.StopJob:output_type -> braid.v1.StopJobResponse
+	26, // 29: braid.v1.ClientService.RescaleJob:output_type -> braid.v1.RescaleJobResponse
+	21, // [21:30] is the sub-list for method output_type
+	12, // [12:21] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_braid_v1_client_proto_init() }
@@ -1708,7 +1808,7 @@ func file_braid_v1_client_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_braid_v1_client_proto_rawDesc), len(file_braid_v1_client_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   27,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
