@@ -150,7 +150,7 @@ func closestOptions(key string, n int) []string {
 	var near []cand
 	all := KnownOptions()
 	for _, k := range all {
-		if d := editDistance(key, k); d <= limit {
+		if d := types.EditDistance(key, k); d <= limit {
 			near = append(near, cand{k, d})
 		}
 	}
@@ -168,7 +168,7 @@ func closestOptions(key string, n int) []string {
 		prefix = prefix[:i+1]
 		for _, k := range all {
 			if strings.HasPrefix(k, prefix) {
-				near = append(near, cand{k, editDistance(key, k)})
+				near = append(near, cand{k, types.EditDistance(key, k)})
 			}
 		}
 		if len(near) > 0 {
@@ -176,27 +176,6 @@ func closestOptions(key string, n int) []string {
 		}
 		prefix = prefix[:i]
 	}
-}
-
-// editDistance is the Levenshtein distance between a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func intRange(lo, hi int64) func(key, v string) error {

@@ -7,6 +7,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
 )
 
 func TestResolveCheckpointing(t *testing.T) {
@@ -184,8 +185,8 @@ func TestEditDistance(t *testing.T) {
 		a, b string
 		d    int
 	}{{"", "", 0}, {"abc", "", 3}, {"kitten", "sitting", 3}, {"interval", "intervall", 1}} {
-		if got := editDistance(tc.a, tc.b); got != tc.d {
-			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
+		if got := types.EditDistance(tc.a, tc.b); got != tc.d {
+			t.Errorf("types.EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
 	}
 }

@@ -294,23 +294,37 @@ func (r *checkpointRun) perform(ctx context.Context, acts []checkpoint.Action) {
 // trigger sends the trigger to every task manager of the attempt (those
 // without sources learn whether it is a savepoint).
 func (r *checkpointRun) trigger(a checkpoint.Trigger) {
+	r.toTaskManagers("trigger checkpoint", a.ID, func(ctx context.Context, c braidv1.TaskServiceClient, tmID string) error {
+		_, err := c.TriggerCheckpoint(ctx, &braidv1.TriggerCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID,
+			TimestampUnixMs: a.TimestampUnixMs, Subtasks: r.sources[tmID], Savepoint: a.Savepoint})
+		return err
+	})
+}
+
+// toTaskManagers calls call for every task manager of the attempt, each in
+// its own goroutine with an RPC timeout; failures are logged (what was
+// lost shows as a checkpoint timing out). The returned group is done when
+// every call returned.
+func (r *checkpointRun) toTaskManagers(what string, id int64, call func(ctx context.Context, c braidv1.TaskServiceClient, tmID string) error) *sync.WaitGroup {
+	var wg sync.WaitGroup
 	for tmID, addr := range r.tmAddrs {
-		req := &braidv1.TriggerCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID,
-			TimestampUnixMs: a.TimestampUnixMs, Subtasks: r.sources[tmID], Savepoint: a.Savepoint}
 		r.jm.wg.Add(1)
+		wg.Add(1)
 		go func() {
 			defer r.jm.wg.Done()
+			defer wg.Done()
 			c, err := r.jm.taskClient(addr)
 			if err == nil {
 				ctx, cancel := context.WithTimeout(r.jm.ctx, rpcTimeout)
-				_, err = c.TriggerCheckpoint(ctx, req)
+				err = call(ctx, c, tmID)
 				cancel()
 			}
 			if err != nil {
-				r.log.Debug("trigger checkpoint", zap.Int64("checkpoint", a.ID), zap.String("task_manager", tmID), zap.Error(err))
+				r.log.Debug(what, zap.Int64("checkpoint", id), zap.String("task_manager", tmID), zap.Error(err))
 			}
 		}()
 	}
+	return &wg
 }
 
 // commit writes the manifest and commits its pointer in etcd, then tells
@@ -348,44 +362,15 @@ func (r *checkpointRun) commit(ctx context.Context, a checkpoint.CommitManifest)
 // notifyWait is notify, returning once every task manager answered or
 // timed out.
 func (r *checkpointRun) notifyWait(a checkpoint.Notify) {
-	var wg sync.WaitGroup
-	for _, addr := range r.tmAddrs {
-		req := &braidv1.NotifyCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID, Completed: a.Completed}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			c, err := r.jm.taskClient(addr)
-			if err == nil {
-				ctx, cancel := context.WithTimeout(r.jm.ctx, rpcTimeout)
-				_, err = c.NotifyCheckpoint(ctx, req)
-				cancel()
-			}
-			if err != nil {
-				r.log.Debug("notify savepoint", zap.Int64("checkpoint", a.ID), zap.Error(err))
-			}
-		}()
-	}
-	wg.Wait()
+	r.notify(a).Wait()
 }
 
 // notify tells every task manager of the attempt a checkpoint's outcome.
-func (r *checkpointRun) notify(a checkpoint.Notify) {
-	for tmID, addr := range r.tmAddrs {
-		req := &braidv1.NotifyCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID, Completed: a.Completed}
-		r.jm.wg.Add(1)
-		go func() {
-			defer r.jm.wg.Done()
-			c, err := r.jm.taskClient(addr)
-			if err == nil {
-				ctx, cancel := context.WithTimeout(r.jm.ctx, rpcTimeout)
-				_, err = c.NotifyCheckpoint(ctx, req)
-				cancel()
-			}
-			if err != nil {
-				r.log.Debug("notify checkpoint", zap.Int64("checkpoint", a.ID), zap.String("task_manager", tmID), zap.Error(err))
-			}
-		}()
-	}
+func (r *checkpointRun) notify(a checkpoint.Notify) *sync.WaitGroup {
+	return r.toTaskManagers("notify checkpoint", a.ID, func(ctx context.Context, c braidv1.TaskServiceClient, _ string) error {
+		_, err := c.NotifyCheckpoint(ctx, &braidv1.NotifyCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID, Completed: a.Completed})
+		return err
+	})
 }
 
 // delete removes dropped checkpoints: their etcd pointers first, then

@@ -130,7 +130,7 @@ func (s *scope) suggest(table, name string) string {
 		if table != "" && c.table != table {
 			continue
 		}
-		d := editDistance(strings.ToLower(c.name), strings.ToLower(name))
+		d := types.EditDistance(strings.ToLower(c.name), strings.ToLower(name))
 		if strings.EqualFold(c.name, name) {
 			d = 0
 		}
@@ -142,26 +142,6 @@ func (s *scope) suggest(table, name string) string {
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func sortStrings(s []string) {
