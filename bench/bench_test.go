@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 )
@@ -119,4 +120,58 @@ func BenchmarkJoinSpill(b *testing.B) {
 	r, err := JoinSpill(context.Background(), JoinOptions{Keys: b.N * 1000, Dir: b.TempDir()})
 	report(b, r, err)
 	b.Log(r)
+}
+
+// TestCheckpointRunners runs the checkpoint and recovery runners at a tiny
+// size when the server binaries are at hand, as TestClusterJoinSpill does.
+func TestCheckpointRunners(t *testing.T) {
+	if testing.Short() || os.Getenv("BRAID_BIN") == "" {
+		t.Skip("needs BRAID_BIN (the jobmanager and taskmanager binaries) and no -short")
+	}
+	ctx := context.Background()
+	t.Run("checkpoint-size", func(t *testing.T) {
+		r, err := CheckpointSize(ctx, CheckpointSizeOptions{StateBytes: 8 << 20, Interval: 500 * time.Millisecond, Payload: 100, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Details) < 3 || r.Extra["first-uploaded"] != r.Extra["first-state"] {
+			t.Fatalf("want 3 checkpoints or more, the first uploading all its state: %v %v", r, r.Details)
+		}
+		t.Log(r)
+	})
+	t.Run("checkpoint-overhead", func(t *testing.T) {
+		rs, err := CheckpointOverhead(ctx, OverheadOptions{JoinKeys: 5_000, AggRows: 20_000, Interval: 100 * time.Millisecond, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != 2 || rs[0].Rows != 10_000 || rs[1].Rows != 20_000 || rs[0].Extra["overhead"] == "" {
+			t.Fatalf("unexpected results %v", rs)
+		}
+		t.Log(rs)
+	})
+	t.Run("recovery", func(t *testing.T) {
+		r, err := Recovery(ctx, RecoveryOptions{Kills: 1, JobManagerRestarts: 1, Rate: 1000, Dir: t.TempDir()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(r.Details) != 2 || r.Extra["running-p50"] == "" || r.Extra["jm-running-p50"] == "" {
+			t.Fatalf("unexpected result %v %v", r, r.Details)
+		}
+		t.Log(r)
+	})
+}
+
+func TestPercentile(t *testing.T) {
+	ds := []time.Duration{5, 1, 4, 2, 3}
+	for _, c := range []struct {
+		p    float64
+		want time.Duration
+	}{{50, 3}, {99, 5}, {100, 5}, {1, 1}, {20, 1}, {21, 2}} {
+		if got := percentile(ds, c.p); got != c.want {
+			t.Errorf("p%v = %v, want %v", c.p, got, c.want)
+		}
+	}
+	if percentile(nil, 50) != 0 {
+		t.Error("percentile of nothing")
+	}
 }

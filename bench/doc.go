@@ -18,6 +18,18 @@
 //     Go heap peak and the process's peak RSS.
 //   - ClusterJoinSpill: the same join as SQL on a real jobmanager and
 //     taskmanager, each its own process, sampling the task manager's RSS.
+//   - CheckpointSize: an unbounded join on unique keys, on a jobmanager and
+//     one taskmanager process, its state growing until a checkpoint holds
+//     about 1 GiB; per checkpoint, the duration (the job manager's
+//     braid_jobmanager_checkpoint_duration_seconds), the state and the bytes
+//     uploaded (read from the checkpoint manifests: files no earlier
+//     checkpoint referenced).
+//   - CheckpointOverhead: rows/s of a bounded join and of a GROUP BY on the
+//     same processes, without checkpoints and with one every 10 s.
+//   - Recovery: a GROUP BY checkpointing every second on a jobmanager and
+//     two taskmanager processes; time from a SIGKILL of a task manager, or
+//     of the job manager, to the job RUNNING again and to its next
+//     completed checkpoint.
 //
 // Rows counts the rows the runner pushed in (for the joins, the input rows
 // of the timed phase); Elapsed is wall-clock time. RowsPerSecPerCore divides
@@ -26,6 +38,9 @@
 // single-producer pipeline on a 2-core machine reports half its rate per
 // core. For ClusterJoinSpill the work runs in other processes and the
 // divisor is still this process's GOMAXPROCS (the same machine).
+// CheckpointSize and Recovery measure times, not throughput: their Rows is
+// 0 and their lines print no rates; Details break them down per checkpoint
+// and per kill.
 //
 //	r, err := bench.LocalExchange(ctx, bench.ExchangeOptions{Rows: 10_000_000})
 //	if err != nil { ... }

@@ -25,6 +25,9 @@ type Result struct {
 	// Extra holds runner-specific figures (peak memory, cache statistics),
 	// formatted for people.
 	Extra map[string]string
+	// Details break the run's figures down (one line per checkpoint, per
+	// kill); braid bench prints them indented under the result's line.
+	Details []string
 }
 
 // newResult fills in the rates of a run.
@@ -48,11 +51,16 @@ func (r Result) ExtraKeys() []string {
 }
 
 // String formats r on one line: name, rows, seconds, rates, then the extras
-// in key order.
+// in key order. A run that counts no rows (a checkpoint or recovery run)
+// prints only its name and seconds before the extras.
 func (r Result) String() string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%-18s rows=%d seconds=%.3f rows/s=%s rows/s/core=%s",
-		r.Name, r.Rows, r.Elapsed.Seconds(), humanRate(r.RowsPerSec), humanRate(r.RowsPerSecPerCore))
+	if r.Rows == 0 {
+		fmt.Fprintf(&sb, "%-18s seconds=%.3f", r.Name, r.Elapsed.Seconds())
+	} else {
+		fmt.Fprintf(&sb, "%-18s rows=%d seconds=%.3f rows/s=%s rows/s/core=%s",
+			r.Name, r.Rows, r.Elapsed.Seconds(), humanRate(r.RowsPerSec), humanRate(r.RowsPerSecPerCore))
+	}
 	for _, k := range r.ExtraKeys() {
 		fmt.Fprintf(&sb, " %s=%s", k, r.Extra[k])
 	}

@@ -278,7 +278,7 @@ func (r *checkpointRun) perform(ctx context.Context, acts []checkpoint.Action) {
 			r.notify(a)
 		case checkpoint.Abort:
 			r.log.Warn("checkpoint aborted", zap.Int64("checkpoint", a.ID), zap.String("reason", a.Reason))
-			r.jm.metrics.checkpointEnded(false)
+			r.jm.metrics.checkpointEnded(false, 0)
 			if w := r.waiters[a.ID]; w != nil {
 				delete(r.waiters, a.ID)
 				w <- savepointOutcome{id: a.ID, err: fmt.Errorf("savepoint %d aborted: %s", a.ID, a.Reason)}
@@ -353,9 +353,9 @@ func (r *checkpointRun) commit(ctx context.Context, a checkpoint.CommitManifest)
 	}
 	r.latest = a.ID
 	r.j.checkpointCompleted(a.ID)
-	r.log.Info("checkpoint completed", zap.Int64("checkpoint", a.ID), zap.Int("subtasks", len(a.Subtasks)),
-		zap.Duration("took", time.Since(time.UnixMilli(a.TimestampUnixMs))))
-	r.jm.metrics.checkpointEnded(true)
+	took := time.Since(time.UnixMilli(a.TimestampUnixMs))
+	r.log.Info("checkpoint completed", zap.Int64("checkpoint", a.ID), zap.Int("subtasks", len(a.Subtasks)), zap.Duration("took", took))
+	r.jm.metrics.checkpointEnded(true, took)
 	return r.coord.Committed(a.ID, time.Now())
 }
 
