@@ -8,11 +8,9 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 
+	"github.com/braidflow/braid/internal/leaderhint"
 	"github.com/braidflow/braid/metastore"
 )
 
@@ -21,8 +19,8 @@ import (
 // address; the winner runs the cluster, the others stand by. A standby (and
 // a deposed leader) answers every ClientService and ClusterService call with
 // codes.Unavailable, naming the leader in the message and in an ErrorInfo
-// detail (reason NotLeaderReason, metadata LeaderMetadataKey), so task
-// managers and clients can follow it.
+// detail (package internal/leaderhint), so task managers and clients can
+// follow it.
 //
 // The winner takes over as a restarted job manager does (forgetEarlierRun):
 // it drops every task manager registration and resumes the jobs that take
@@ -34,30 +32,8 @@ import (
 // never leads again: Deposed fires and the process is expected to exit and
 // be started again as a standby.
 
-// NotLeaderReason is the ErrorInfo reason of a standby's answer.
-const NotLeaderReason = "NOT_LEADER"
-
-// LeaderMetadataKey is the ErrorInfo metadata key holding the leader's
-// address ("" when no job manager leads right now).
-const LeaderMetadataKey = "leader"
-
 // DefaultLeaderLease is the default Config.LeaderLease.
 const DefaultLeaderLease = 5 * time.Second
-
-// LeaderHint returns the leader's address that a standby job manager named
-// in err; ok is false when err is not a standby's answer.
-func LeaderHint(err error) (leader string, ok bool) {
-	st, isStatus := status.FromError(err)
-	if !isStatus || st.Code() != codes.Unavailable {
-		return "", false
-	}
-	for _, d := range st.Details() {
-		if info, isInfo := d.(*errdetails.ErrorInfo); isInfo && info.Reason == NotLeaderReason {
-			return info.Metadata[LeaderMetadataKey], true
-		}
-	}
-	return "", false
-}
 
 // leadership returns the term this job manager leads in; nil without HA
 // (writes are then unfenced) and before it first won.
@@ -177,13 +153,7 @@ func (jm *JobManager) notLeader(ctx context.Context) error {
 	case leader == jm.advertise:
 		msg = "job manager at " + jm.advertise + " is taking over as the leader; retry shortly"
 	}
-	st, derr := status.New(codes.Unavailable, msg).WithDetails(&errdetails.ErrorInfo{
-		Reason: NotLeaderReason, Domain: "braid", Metadata: map[string]string{LeaderMetadataKey: leader},
-	})
-	if derr != nil {
-		return status.Error(codes.Unavailable, msg)
-	}
-	return st.Err()
+	return leaderhint.Error(leader, msg)
 }
 
 // gated reports whether method belongs to a service only the leader serves.
