@@ -12,7 +12,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -28,7 +27,7 @@ const dialTimeout = 5 * time.Second
 // Client is a connection to a job manager. It is safe for concurrent use.
 type Client struct {
 	endpoint string
-	conn     *grpc.ClientConn
+	close    func() error
 	rpc      braidv1.ClientServiceClient
 }
 
@@ -36,6 +35,10 @@ type Client struct {
 // checks that the endpoint accepts connections, so a cluster that is down is
 // reported here, as "cannot reach job manager at host:port: ...", rather
 // than at the first call. ctx bounds the check only.
+//
+// endpoint may list several job managers separated by commas (highly
+// available ones): Dial connects to the first that accepts connections, and
+// every call goes to the leader, following the leader a standby names.
 func Dial(ctx context.Context, endpoint string) (*Client, error) {
 	pctx := ctx
 	if _, ok := ctx.Deadline(); !ok {
@@ -43,33 +46,46 @@ func Dial(ctx context.Context, endpoint string) (*Client, error) {
 		pctx, cancel = context.WithTimeout(ctx, dialTimeout)
 		defer cancel()
 	}
-	var d net.Dialer
-	nc, err := d.DialContext(pctx, "tcp", endpoint)
-	if err != nil {
-		return nil, unreachable(endpoint, err)
+	var endpoints []string
+	for _, e := range strings.Split(endpoint, ",") {
+		if e = strings.TrimSpace(e); e != "" {
+			endpoints = append(endpoints, e)
+		}
 	}
-	nc.Close()
-	conn, err := grpc.NewClient(endpoint,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)))
-	if err != nil {
-		return nil, unreachable(endpoint, err)
+	if len(endpoints) == 0 {
+		return nil, errors.New("no job manager endpoint")
 	}
-	return &Client{endpoint: endpoint, conn: conn, rpc: braidv1.NewClientServiceClient(conn)}, nil
+	var first error
+	for _, e := range endpoints {
+		var d net.Dialer
+		nc, err := d.DialContext(pctx, "tcp", e)
+		if err != nil {
+			first = cmp.Or(first, unreachable(e, err))
+			continue
+		}
+		nc.Close()
+		l := newLeaderConn(endpoints, e)
+		if _, err := l.conn(e); err != nil {
+			return nil, err
+		}
+		return &Client{endpoint: e, close: l.close, rpc: braidv1.NewClientServiceClient(l)}, nil
+	}
+	return nil, first
 }
 
 // newWithConn wraps an existing connection; tests use it with an in-process
 // server.
 func newWithConn(endpoint string, conn *grpc.ClientConn) *Client {
-	return &Client{endpoint: endpoint, conn: conn, rpc: braidv1.NewClientServiceClient(conn)}
+	return &Client{endpoint: endpoint, close: conn.Close, rpc: braidv1.NewClientServiceClient(conn)}
 }
 
-// Endpoint returns the address the client was dialled with.
+// Endpoint returns the address the client was dialled with (the first
+// reachable one of several).
 func (c *Client) Endpoint() string { return c.endpoint }
 
-// Close closes the connection. Sessions of the client are not closed on the
-// server; they expire there.
-func (c *Client) Close() error { return c.conn.Close() }
+// Close closes the connections. Sessions of the client are not closed on
+// the server; they expire there.
+func (c *Client) Close() error { return c.close() }
 
 // unreachable names the endpoint in a connection failure, keeping the cause
 // short: "connection refused" rather than the whole dial chain.

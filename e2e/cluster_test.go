@@ -24,11 +24,14 @@ type processCluster struct {
 	httpAddr string
 	dir      string
 	jm       *exec.Cmd
-	tms      []*exec.Cmd
-	tmArgs   [][]string
-	exited   map[*exec.Cmd]chan struct{}
-	mu       sync.Mutex
-	logs     map[string]*strings.Builder
+	// jms are the job managers of a highly available cluster (jm is then
+	// nil).
+	jms    []*exec.Cmd
+	tms    []*exec.Cmd
+	tmArgs [][]string
+	exited map[*exec.Cmd]chan struct{}
+	mu     sync.Mutex
+	logs   map[string]*strings.Builder
 }
 
 func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster {
@@ -175,15 +178,24 @@ func (c *processCluster) restartTaskManager(i int) {
 	c.tms[i] = c.start(fmt.Sprintf("taskmanager-%d", i), filepath.Join(bin, "taskmanager"), c.tmArgs[i]...)
 }
 
+// procs returns every process of the cluster.
+func (c *processCluster) procs() []*exec.Cmd {
+	ps := append(append([]*exec.Cmd(nil), c.tms...), c.jms...)
+	if c.jm != nil {
+		ps = append(ps, c.jm)
+	}
+	return ps
+}
+
 func (c *processCluster) stop() {
-	for _, p := range append(c.tms, c.jm) {
+	for _, p := range c.procs() {
 		if p.Process != nil {
 			p.Process.Signal(syscall.SIGTERM)
 		}
 	}
 	done := make(chan struct{})
 	go func() {
-		for _, p := range append(c.tms, c.jm) {
+		for _, p := range c.procs() {
 			<-c.exited[p]
 		}
 		close(done)
@@ -191,7 +203,7 @@ func (c *processCluster) stop() {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		for _, p := range append(c.tms, c.jm) {
+		for _, p := range c.procs() {
 			p.Process.Kill()
 		}
 	}

@@ -335,7 +335,9 @@ func (r *checkpointRun) commit(ctx context.Context, a checkpoint.CommitManifest)
 		return r.coord.CommitFailed(a.ID, err, false, time.Now())
 	}
 	ptr := metastore.CheckpointPointer{ID: a.ID, Path: r.storage.Resolve(a.ManifestKey), Savepoint: a.Savepoint, CompletedUnixMs: time.Now().UnixMilli()}
-	err := r.jm.store.CommitCheckpoint(ctx, nil, r.j.id, ptr, r.latest)
+	// NB: fenced by the leader's term with HA: a deposed leader's commit
+	// fails with ErrFenced and the checkpoint is aborted.
+	err := r.jm.store.CommitCheckpoint(ctx, r.jm.leadership(), r.j.id, ptr, r.latest)
 	if err != nil && !errors.Is(err, metastore.ErrConflict) && !errors.Is(err, metastore.ErrFenced) {
 		// NB: the outcome is unknown: read it back before anything is
 		// deleted.

@@ -64,6 +64,19 @@ type Config struct {
 	// s3://bucket/prefix?endpoint=...&region=.... Empty means
 	// DataDir/checkpoints.
 	CheckpointDir string
+	// HA makes this job manager one of several sharing Etcd and Kafka: it
+	// campaigns for leadership and runs the cluster only while it leads,
+	// standing by otherwise (see leader.go). It requires Etcd and Kafka.
+	HA bool
+	// LeaderLease is the TTL of the leader's lease (HA): a leader that stops
+	// renewing it is replaced about this long later. DefaultLeaderLease when
+	// zero; rounded up to whole seconds.
+	LeaderLease time.Duration
+	// Advertise is the address others reach this job manager at, which it
+	// campaigns with (HA) and standbys hand to clients and task managers.
+	// Empty means the listen address, with an unspecified host replaced by
+	// the hostname.
+	Advertise string
 	// ResultBufferBytes bounds the results of a SELECT that the job manager
 	// holds back until a checkpoint covers them (when the job takes
 	// checkpoints); a job that exceeds it fails. DefaultResultBufferBytes
@@ -83,6 +96,15 @@ func (c *Config) setDefaults() error {
 	}
 	if c.HeartbeatTimeout <= 0 {
 		c.HeartbeatTimeout = DefaultHeartbeatTimeout
+	}
+	if c.LeaderLease <= 0 {
+		c.LeaderLease = DefaultLeaderLease
+	}
+	if c.HA && len(c.Etcd) == 0 {
+		return errors.New("jobmanager: high availability (--ha) needs an external etcd (--etcd host:port,...) shared by every job manager: an embedded etcd dies with its job manager")
+	}
+	if c.HA && len(c.Kafka) == 0 {
+		return errors.New("jobmanager: high availability (--ha) needs an external Kafka (--kafka host:port,...) as the cluster's default log: managed tables in one job manager's embedded broker would be lost when another takes over")
 	}
 	if c.DataDir == "" && (len(c.Etcd) == 0 || len(c.Kafka) == 0) {
 		return errors.New("jobmanager: a data directory is needed for the embedded etcd and broker (set --data-dir, or --etcd and --kafka)")

@@ -51,6 +51,11 @@ type JobManager struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 
+	// advertise names this job manager in the leader election (HA).
+	advertise string
+	// deposed is closed when this job manager lost its leadership (HA).
+	deposed chan struct{}
+
 	mu struct {
 		sync.Mutex
 		gateway Gateway
@@ -65,6 +70,15 @@ type JobManager struct {
 		resumed []*Job
 		started bool
 		closed  bool
+		// lead is the term this job manager leads in (HA); nil before it
+		// won and without HA. It stays set after the term ends, so the
+		// writes of a deposed leader stay fenced.
+		lead *metastore.Leadership
+		// leading: with HA, this job manager took over and serves.
+		leading bool
+		// abandoned: the jobs are left to another job manager, their
+		// statuses not recorded and their subtasks not canceled.
+		abandoned bool
 	}
 }
 
@@ -73,7 +87,7 @@ func New(cfg Config) (*JobManager, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool()}
+	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{})}
 	jm.mu.gateway = cfg.Gateway
 	if jm.mu.gateway == nil {
 		jm.mu.gateway = NewSQLGateway(jm)
@@ -101,7 +115,9 @@ func (jm *JobManager) gateway() Gateway {
 
 // Start brings up etcd (embedded unless configured), the broker (embedded
 // unless configured), the gRPC and HTTP servers and the membership watch.
-// ctx bounds start-up only. On error everything started is stopped again.
+// With HA it starts as a standby and campaigns in the background: it takes
+// over once it leads (see leader.go). ctx bounds start-up only. On error
+// everything started is stopped again.
 func (jm *JobManager) Start(ctx context.Context) (err error) {
 	jm.mu.Lock()
 	if jm.mu.started {
@@ -138,19 +154,39 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		}
 		jm.log.Info("embedded broker started", zap.Strings("addresses", jm.broker.Addrs()))
 	}
-	// NB: after the broker, whose address resumed jobs need.
-	if err := jm.forgetEarlierRun(ctx); err != nil {
-		return err
+	// NB: after the broker, whose address resumed jobs need. With HA the
+	// leader does it when it wins.
+	if !jm.cfg.HA {
+		if err := jm.forgetEarlierRun(ctx); err != nil {
+			return err
+		}
 	}
 
 	if err := jm.serveGRPC(); err != nil {
 		return err
 	}
+	jm.advertise = advertiseAddr(jm.cfg.Advertise, jm.lis.Addr())
 	if jm.cfg.HTTP != "" {
 		if err := jm.serveHTTP(); err != nil {
 			return err
 		}
 	}
+	if jm.cfg.HA {
+		jm.wg.Add(1)
+		go func() {
+			defer jm.wg.Done()
+			jm.campaign()
+		}()
+	} else {
+		jm.takeCharge()
+	}
+	jm.log.Info("job manager started", zap.String("address", jm.Addr()), zap.String("http", jm.HTTPAddr()), zap.Bool("ha", jm.cfg.HA))
+	return nil
+}
+
+// takeCharge starts running the cluster: the membership watch, and the
+// restart of the jobs forgetEarlierRun resumed.
+func (jm *JobManager) takeCharge() {
 	events := jm.store.WatchTaskManagers(jm.ctx)
 	jm.wg.Add(1)
 	go func() {
@@ -158,8 +194,6 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		jm.watchMembers(events)
 	}()
 	jm.restartResumed()
-	jm.log.Info("job manager started", zap.String("address", jm.Addr()), zap.String("http", jm.HTTPAddr()))
-	return nil
 }
 
 func (jm *JobManager) serveGRPC() error {
@@ -168,7 +202,8 @@ func (jm *JobManager) serveGRPC() error {
 		return fmt.Errorf("jobmanager: listen on %s: %w", jm.cfg.Listen, err)
 	}
 	jm.lis = lis
-	jm.grpc = grpc.NewServer(append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))...)
+	opts := append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))
+	jm.grpc = grpc.NewServer(append(opts, jm.leaderGate()...)...)
 	braidv1.RegisterClientServiceServer(jm.grpc, &clientService{jm: jm})
 	braidv1.RegisterClusterServiceServer(jm.grpc, &clusterService{jm: jm})
 	jm.health = health.NewServer()
@@ -233,8 +268,10 @@ func (jm *JobManager) Brokers() []string {
 func (jm *JobManager) SlotsSnapshot() []scheduler.TaskManagerSlots { return jm.pool.Snapshot() }
 
 // Close cancels the running jobs' bookkeeping, stops the servers and the
-// embedded etcd and broker. Jobs running on task managers are canceled. It
-// is safe to call more than once.
+// embedded etcd and broker. Without HA, jobs running on task managers are
+// canceled and recorded CANCELED; with HA they are left as they are and the
+// leadership is resigned, so a standby takes them over at once. It is safe
+// to call more than once.
 func (jm *JobManager) Close() error {
 	jm.mu.Lock()
 	if jm.mu.closed {
@@ -242,12 +279,11 @@ func (jm *JobManager) Close() error {
 		return nil
 	}
 	jm.mu.closed = true
-	jobs := make([]*Job, 0, len(jm.mu.jobs))
-	for _, j := range jm.mu.jobs {
-		if j != nil { // nil: being scheduled
-			jobs = append(jobs, j)
-		}
+	if jm.cfg.HA {
+		jm.mu.abandoned, jm.mu.leading = true, false
 	}
+	jobs := jm.liveJobsLocked()
+	lead := jm.mu.lead
 	jm.mu.Unlock()
 
 	for _, j := range jobs {
@@ -277,6 +313,13 @@ func (jm *JobManager) Close() error {
 	jm.mu.Unlock()
 
 	var errs []error
+	if lead != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		if err := lead.Resign(ctx); err != nil {
+			jm.log.Warn("resign leadership", zap.Error(err))
+		}
+		cancel()
+	}
 	if jm.store != nil {
 		errs = append(errs, jm.store.Close())
 	}
@@ -380,7 +423,7 @@ func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 		if msg == "" {
 			continue
 		}
-		if err := jm.store.SetJobStatus(ctx, rec.ID, StatusFailed, msg, time.Now().UnixMilli()); err != nil {
+		if err := jm.store.SetJobStatusAs(ctx, jm.leadership(), rec.ID, StatusFailed, msg, time.Now().UnixMilli()); err != nil {
 			jm.log.Warn("marking a job of an earlier run failed", zap.String("job", rec.ID), zap.Error(err))
 		}
 	}
@@ -417,7 +460,7 @@ func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (
 	// managers replace whatever of the job they still run.
 	j.mu.attempt = int32(time.Now().Unix() - resumeEpoch)
 	if rec.Status != StatusRestarting {
-		if err := jm.store.SetJobStatus(ctx, rec.ID, StatusRestarting, "the job manager restarted", 0); err != nil {
+		if err := jm.store.SetJobStatusAs(ctx, jm.leadership(), rec.ID, StatusRestarting, "the job manager restarted", 0); err != nil {
 			return "", err
 		}
 	}

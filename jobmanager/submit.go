@@ -167,10 +167,15 @@ func decodePlacements(b []byte) ([]*braidv1.Placement, error) {
 
 // recordStatus writes a status change to etcd. Failures are logged: the job
 // manager's in-memory state stays authoritative for a running job.
+// A job manager that abandoned its jobs (HA: deposed or shut down) records
+// nothing: the next leader owns them.
 func (jm *JobManager) recordStatus(j *Job, status, msg string, endMs int64) {
+	if jm.abandoned() {
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), rpcTimeout)
 	defer cancel()
-	if err := jm.store.SetJobStatus(ctx, j.id, status, msg, endMs); err != nil {
+	if err := jm.store.SetJobStatusAs(ctx, jm.leadership(), j.id, status, msg, endMs); err != nil {
 		jm.log.Error("record job status", zap.String("job", j.id), zap.String("status", status), zap.Error(err))
 	}
 }
@@ -236,6 +241,11 @@ func (e *restoreFailedError) Error() string { return e.msg }
 // cancelOnTaskManagers asks every task manager of j, except skip, to cancel
 // the job, in the background. Unreachable task managers are only logged.
 func (jm *JobManager) cancelOnTaskManagers(j *Job, skip string) {
+	if jm.abandoned() {
+		// NB: the next leader may already run a later attempt there; the
+		// task managers drop this one when they follow it.
+		return
+	}
 	_, _, tmAddrs := j.deployment()
 	for tmID, addr := range tmAddrs {
 		if tmID == skip {
@@ -279,7 +289,7 @@ func (jm *JobManager) CancelJob(ctx context.Context, id string) error {
 		}
 		if !terminal(rec.Status) {
 			// A job of an earlier job manager: nothing runs it any more.
-			return jm.store.SetJobStatus(ctx, id, StatusCanceled, "canceled by user", time.Now().UnixMilli())
+			return jm.store.SetJobStatusAs(ctx, jm.leadership(), id, StatusCanceled, "canceled by user", time.Now().UnixMilli())
 		}
 		return nil
 	}

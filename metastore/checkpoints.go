@@ -72,8 +72,7 @@ func (s *Store) CommitCheckpoint(ctx context.Context, lead *Leadership, jobID st
 	if lead != nil {
 		// Tell the two failures apart with a read; either way nothing was
 		// written.
-		got, err := s.client.Get(ctx, lead.key)
-		if err == nil && (len(got.Kvs) == 0 || got.Kvs[0].CreateRevision != lead.Revision()) {
+		if fenced, err := s.fenced(ctx, lead); err == nil && fenced {
 			return fmt.Errorf("checkpoint %d of job %s: %w", cp.ID, jobID, ErrFenced)
 		}
 	}

@@ -84,6 +84,13 @@ func (s *Store) PutJob(ctx context.Context, j *JobRecord) error {
 // check rejects the change; setting the current status again is allowed and
 // rewrites errMsg and endUnixMs.
 func (s *Store) SetJobStatus(ctx context.Context, id, status, errMsg string, endUnixMs int64) error {
+	return s.SetJobStatusAs(ctx, nil, id, status, errMsg, endUnixMs)
+}
+
+// SetJobStatusAs is SetJobStatus fenced by lead: the change is made only
+// while lead still leads, and fails with ErrFenced (writing nothing) once
+// another job manager does. lead nil means unfenced.
+func (s *Store) SetJobStatusAs(ctx context.Context, lead *Leadership, id, status, errMsg string, endUnixMs int64) error {
 	key := s.jobKey(id, "status")
 	val, err := json.Marshal(jobStatus{Status: status, Error: errMsg, EndUnixMs: endUnixMs})
 	if err != nil {
@@ -106,15 +113,23 @@ func (s *Store) SetJobStatus(ctx context.Context, id, status, errMsg string, end
 		if check != nil && cur.Status != status && !check(cur.Status, status) {
 			return fmt.Errorf("job %s: %s -> %s: %w", id, cur.Status, status, ErrIllegalTransition)
 		}
-		txn, err := s.client.Txn(ctx).
-			If(clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)).
-			Then(clientv3.OpPut(key, string(val))).
-			Commit()
+		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "=", kv.ModRevision)}
+		if lead != nil {
+			cmps = append(cmps, lead.fence())
+		}
+		txn, err := s.client.Txn(ctx).If(cmps...).Then(clientv3.OpPut(key, string(val))).Commit()
 		if err != nil {
 			return fmt.Errorf("metastore: set job %s status: %w", id, err)
 		}
 		if txn.Succeeded {
 			return nil
+		}
+		if lead != nil {
+			if fenced, err := s.fenced(ctx, lead); err != nil {
+				return fmt.Errorf("metastore: set job %s status: %w", id, err)
+			} else if fenced {
+				return fmt.Errorf("job %s status %s: %w", id, status, ErrFenced)
+			}
 		}
 	}
 }

@@ -66,6 +66,16 @@ func (l *Leadership) fence() clientv3.Cmp {
 	return clientv3.Compare(clientv3.CreateRevision(l.key), "=", l.rev)
 }
 
+// fenced reports whether lead no longer leads: its leader key is gone or
+// belongs to a later term.
+func (s *Store) fenced(ctx context.Context, lead *Leadership) (bool, error) {
+	got, err := s.client.Get(ctx, lead.key)
+	if err != nil {
+		return false, err
+	}
+	return len(got.Kvs) == 0 || got.Kvs[0].CreateRevision != lead.Revision(), nil
+}
+
 // Resign gives up leadership so another campaigner takes over at once, and
 // ends the term.
 func (l *Leadership) Resign(ctx context.Context) error {

@@ -109,3 +109,37 @@ func TestCheckpointsUnfenced(t *testing.T) {
 		t.Fatal("committed a checkpoint id that does not advance")
 	}
 }
+
+func TestLeaderElectionFencesJobStatus(t *testing.T) {
+	s := newTestStore(t)
+	ctx := testCtx(t)
+	if err := s.PutJob(ctx, &JobRecord{ID: "j", Status: "RUNNING"}); err != nil {
+		t.Fatal(err)
+	}
+	first, err := s.Campaign(ctx, "jm-1", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.SetJobStatusAs(ctx, first, "j", "RESTARTING", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	// The first term ends without resigning (its lease is revoked, as when
+	// it lapses); a second job manager leads.
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Campaign(ctx, "jm-2", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if err := s.SetJobStatusAs(ctx, first, "j", "CANCELED", "deposed", 1); !errors.Is(err, ErrFenced) {
+		t.Fatalf("status write by the old leader: %v, want ErrFenced", err)
+	}
+	if err := s.SetJobStatusAs(ctx, second, "j", "RUNNING", "", 0); err != nil {
+		t.Fatal(err)
+	}
+	if j, err := s.GetJob(ctx, "j"); err != nil || j.Status != "RUNNING" {
+		t.Fatalf("job = %+v, %v", j, err)
+	}
+}

@@ -19,7 +19,10 @@ const (
 
 // Config configures a TaskManager. Zero values select defaults.
 type Config struct {
-	// JobManager is the job manager's gRPC address. Required.
+	// JobManager is the job manager's gRPC address, or several separated by
+	// commas when job managers run highly available: the task manager
+	// registers with whichever leads and follows the leader when it
+	// changes. Required.
 	JobManager string
 	// Listen is the address of TaskService and DataService; DefaultListen
 	// when empty, ":0" picks a free port.

@@ -12,12 +12,12 @@ import (
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
 	"github.com/braidflow/braid/internal/grpcrecover"
+	"github.com/braidflow/braid/internal/leaderhint"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
 )
@@ -35,8 +35,9 @@ type TaskManager struct {
 	grpc     *grpc.Server
 	health   *health.Server
 	exchange *shuffle.Exchange
-	jmConn   *grpc.ClientConn
-	cluster  braidv1.ClusterServiceClient
+	// jm reaches the leading job manager; cluster calls it.
+	jm      *jmLink
+	cluster braidv1.ClusterServiceClient
 
 	// ctx lives from Start to Close.
 	ctx    context.Context
@@ -102,13 +103,13 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 		tm.id = defaultID(tm.addr)
 	}
 	tm.log = tm.log.With(zap.String("task_manager", tm.id))
-	conn, err := grpc.NewClient(tm.cfg.JobManager, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	link, err := newJMLink(tm.cfg.JobManager)
 	if err != nil {
 		lis.Close()
-		return fmt.Errorf("taskmanager: job manager address %q: %w", tm.cfg.JobManager, err)
+		return err
 	}
-	tm.jmConn = conn
-	tm.cluster = braidv1.NewClusterServiceClient(conn)
+	tm.jm = link
+	tm.cluster = braidv1.NewClusterServiceClient(link)
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 
 	tm.exchange = shuffle.NewExchange(shuffle.ExchangeOptions{Logger: tm.log})
@@ -153,12 +154,18 @@ func (tm *TaskManager) WaitRegistered(ctx context.Context) error {
 
 // membership registers with the job manager, retrying until it answers,
 // then heartbeats, registering again whenever the job manager has lost it.
+// With several job managers it registers with the leader: a standby's
+// answer names it, and otherwise the addresses are tried in turn.
 func (tm *TaskManager) membership() {
 	backoff := 100 * time.Millisecond
 	for tm.ctx.Err() == nil {
 		interval, err := tm.register()
 		if err != nil {
-			tm.log.Debug("register with the job manager", zap.Error(err))
+			tm.log.Debug("register with the job manager", zap.String("job_manager", tm.jm.current()), zap.Error(err))
+			prev := tm.jm.current()
+			if leader, _ := leaderhint.Parse(err); tm.jm.failed(err) && leader != "" && leader != prev {
+				continue // a standby named another leader: go there at once
+			}
 			if !tm.sleep(backoff) {
 				return
 			}
@@ -180,7 +187,7 @@ func (tm *TaskManager) register() (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
-	tm.log.Info("registered with the job manager", zap.String("job_manager", tm.cfg.JobManager))
+	tm.log.Info("registered with the job manager", zap.String("job_manager", tm.jm.current()))
 	interval := time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
 	if interval <= 0 {
 		interval = 2 * time.Second
@@ -190,10 +197,15 @@ func (tm *TaskManager) register() (time.Duration, error) {
 
 // heartbeat renews the registration every interval until the job manager
 // answers known=false or tm closes. Failed heartbeats are retried at the
-// next tick: the lease tolerates a couple of them.
+// next tick: the lease tolerates a couple of them. With several job
+// managers it also ends when the job manager says it no longer leads, or
+// has not answered for maxMissedHeartbeats ticks: the task manager then
+// cancels its subtasks (the next leader redeploys them from their
+// checkpoints) and registers with the leader.
 func (tm *TaskManager) heartbeat(interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
+	missed := 0
 	for {
 		select {
 		case <-tm.ctx.Done():
@@ -205,8 +217,19 @@ func (tm *TaskManager) heartbeat(interval time.Duration) {
 		cancel()
 		if err != nil {
 			tm.log.Debug("heartbeat", zap.Error(err))
+			if _, hint := leaderhint.Parse(err); hint || tm.jm.several() {
+				missed++
+				if hint || missed >= maxMissedHeartbeats {
+					tm.log.Warn("lost the leading job manager; cancelling this task manager's subtasks and registering with the leader",
+						zap.String("job_manager", tm.jm.current()), zap.Error(err))
+					tm.cancelAllJobs()
+					tm.jm.failed(err)
+					return
+				}
+			}
 			continue
 		}
+		missed = 0
 		if !resp.Known {
 			// The job manager has failed every job that ran here (or it
 			// restarted and lost them): their subtasks must stop too.
@@ -216,6 +239,11 @@ func (tm *TaskManager) heartbeat(interval time.Duration) {
 		}
 	}
 }
+
+// maxMissedHeartbeats is how many heartbeats in a row may fail before a
+// task manager with several job managers looks for another leader. The job
+// manager's lease of it (three intervals) has lapsed by then.
+const maxMissedHeartbeats = 3
 
 func (tm *TaskManager) sleep(d time.Duration) bool {
 	select {
@@ -267,7 +295,7 @@ func (tm *TaskManager) Close() error {
 		tm.exchange.UnregisterJob(j.id)
 	}
 	tm.wg.Wait()
-	err := errors.Join(tm.exchange.Close(), tm.jmConn.Close())
+	err := errors.Join(tm.exchange.Close(), tm.jm.close())
 	return errors.Join(err, tm.removeTemp())
 }
 

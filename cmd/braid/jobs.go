@@ -27,7 +27,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	sub := args[0]
 	fs := flag.NewFlagSet("braid jobs "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`")
+	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
 	parallelism := 0
 	if sub == "rescale" {
 		fs.IntVar(&parallelism, "parallelism", 0, "the job's new parallelism `N`")

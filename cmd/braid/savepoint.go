@@ -27,7 +27,7 @@ func runStop(ctx context.Context, args []string, stdout, stderr io.Writer) error
 func savepointCommand(ctx context.Context, cmd string, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("braid "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`")
+	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
 	dir := fs.String("dir", "", "copy the savepoint under `URI`/<job id>/ (a path, file:// or s3://)")
 	withSavepoint := cmd == "savepoint"
 	if cmd == "stop" {

@@ -34,7 +34,7 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs := flag.NewFlagSet("braid sql", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "run the statements of `FILE` as one script and exit")
-	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`")
+	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
 	local := fs.Bool("local", false, "run on a local cluster started for this run")
 	format := fs.String("format", "tableau", "result format: tableau, tsv (materialized final result) or changelog")
 	follow := fs.Bool("follow", false, "keep queries over unbounded sources running (until Ctrl-C)")

@@ -4,6 +4,11 @@
 //
 // Without --etcd it runs an embedded etcd, and without --kafka an embedded
 // Kafka-protocol broker, both under --data-dir.
+//
+// With --ha several job managers share one etcd and one Kafka (both
+// required): one leads, the others stand by and take over when its lease
+// (--leader-lease) lapses. A leader that loses its leadership exits with
+// status 3, to be started again as a standby.
 package main
 
 import (
@@ -36,6 +41,9 @@ func main() {
 	cpTolerable := flag.Int("checkpoint-tolerable-failures", 0, "default execution.checkpointing.tolerable-failed-checkpoints")
 	cpMode := flag.String("checkpoint-mode", "EXACTLY_ONCE", "default execution.checkpointing.mode: EXACTLY_ONCE or AT_LEAST_ONCE")
 	cpRetained := flag.Int("checkpoints-retained", 1, "default state.checkpoints.num-retained")
+	ha := flag.Bool("ha", false, "high availability: campaign for leadership with the other job managers on --etcd (requires --etcd and --kafka)")
+	leaderLease := flag.Duration("leader-lease", jobmanager.DefaultLeaderLease, "with --ha, a leader silent this long is replaced (whole seconds)")
+	advertise := flag.String("advertise", "", "address task managers and clients reach this job manager at (default: the listen address, hostname for an unspecified host)")
 	checkpointDir := flag.String("checkpoint-dir", "", "default checkpoint storage: a directory, file:// or s3://bucket/prefix?endpoint=...&region=... URI (empty: <data-dir>/checkpoints)")
 	flag.Parse()
 
@@ -62,6 +70,7 @@ func main() {
 		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
 		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, Checkpoint: cpDefaults,
+		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))
@@ -78,11 +87,21 @@ func main() {
 		fmt.Println("jobmanager http on", a)
 	}
 	fmt.Println("jobmanager brokers", strings.Join(jm.Brokers(), ","))
-	<-ctx.Done()
-	log.Info("shutting down")
+	code := 0
+	select {
+	case <-ctx.Done():
+		log.Info("shutting down")
+	case <-jm.Deposed():
+		log.Error("lost the leadership; exiting so that this job manager is started again as a standby")
+		code = 3
+	}
 	if err := jm.Close(); err != nil {
 		log.Error("shutdown", zap.Error(err))
-		os.Exit(1)
+		code = max(code, 1)
+	}
+	if code != 0 {
+		log.Sync()
+		os.Exit(code)
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 )
 
 func main() {
-	jm := flag.String("jobmanager", "127.0.0.1:6123", "the job manager's gRPC address")
+	jm := flag.String("jobmanager", "127.0.0.1:6123", "the job manager's gRPC address, or a comma-separated list of highly available job managers (the task manager follows the leader)")
 	listen := flag.String("listen", taskmanager.DefaultListen, "listen address of TaskService and DataService")
 	advertise := flag.String("advertise", "", "address others reach this task manager at (default: the listen address, hostname for an unspecified host)")
 	slots := flag.Int("slots", taskmanager.DefaultSlots, "number of slots")

@@ -37,7 +37,7 @@ var allowed = map[string][]string{
 	"checkpoint":     {"state", "jobgraph", "types", "proto/braid/v1"},
 	"scheduler":      {"jobgraph", "types", "proto/braid/v1"},
 	"metastore":      {"catalog", "types", "proto/braid/v1"},
-	"client":         {"types", "proto/braid/v1"},
+	"client":         {"types", "proto/braid/v1", "internal/leaderhint"},
 	"client/render":  {"client", "types"},
 	"jobmanager":     {"*"},
 	"taskmanager":    {"*"},
@@ -46,6 +46,8 @@ var allowed = map[string][]string{
 
 	// The panic-recovering interceptors both servers install.
 	"internal/grpcrecover": {},
+	// How a standby job manager names the leader, for servers and clients.
+	"internal/leaderhint": {},
 }
 
 func TestLayering(t *testing.T) {
