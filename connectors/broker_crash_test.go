@@ -94,3 +94,49 @@ func TestManagedSinkBrokerCrash(t *testing.T) {
 		t.Fatalf("read_committed:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestSinkCancelledWhileBrokerGone: a sink whose broker went away (the job
+// manager that runs it was killed) blocks in its flush at a barrier; the
+// cancellation of its subtask ends the wait at once, so the attempt stops
+// and the next one can deploy.
+func TestSinkCancelledWhileBrokerGone(t *testing.T) {
+	b, err := StartEmbeddedBroker(t.TempDir(), 0, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brokers := b.Addrs()
+	kafkaTopic(t, brokers, "tbl", 1)
+	s := NewManagedSink(jobgraph.ManagedSinkSpec{Topic: "tbl", Schema: testSchema})
+	done := make(chan struct{})
+	octx := managedCtx(brokers, operators.Restore{})
+	octx.Checkpointing, octx.Done = true, done
+	if err := s.Open(octx); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	process(t, s, 0, 10)
+	if err := s.w.flush(); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	process(t, s, 10, 20)
+	snapped := make(chan error, 1)
+	go func() {
+		_, err := s.SnapshotState(1)
+		snapped <- err
+	}()
+	time.Sleep(500 * time.Millisecond)
+	start := time.Now()
+	close(done)
+	select {
+	case err := <-snapped:
+		if err == nil {
+			t.Fatal("the snapshot succeeded without a broker")
+		}
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("the snapshot returned %s after the cancellation", d)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the snapshot still waits 10s after the cancellation")
+	}
+}
