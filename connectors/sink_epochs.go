@@ -162,6 +162,20 @@ func (w *sinkWriter) Open(ctx *operators.Context) error {
 	w.txnID = w.cfg.TxnID(ctx.Subtask)
 	w.lastID = ctx.Restore.ID
 	w.ctx, w.cancel = context.WithCancel(context.Background())
+	if done := ctx.Done; done != nil {
+		// A cancelled subtask stops waiting for the broker (a flush at a
+		// barrier, a recovery), rather than for managedOpTimeout or
+		// sinkRecoveryTimeout: a job manager that restarts with its
+		// embedded broker cancels the attempt whose broker went away.
+		wctx := w.ctx
+		go func() {
+			select {
+			case <-done:
+				w.cancel()
+			case <-wctx.Done():
+			}
+		}()
+	}
 	w.savepointsOnly = ctx.SavepointsOnly
 	if w.cfg.Guarantee == guaranteeExactlyOnce && (ctx.Restore.ID != 0 || ctx.Checkpointing) {
 		if err := w.startTransactions(ctx.Restore, ctx.Parallelism); err != nil || !w.savepointsOnly {
@@ -448,10 +462,15 @@ func (w *sinkWriter) End() error {
 // recovery does not depend on it.
 func (w *sinkWriter) Close() {
 	if w.cl == nil {
+		if w.cancel != nil {
+			w.cancel()
+		}
 		return
 	}
 	if w.open && w.failure() == nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// NB: short: a healthy broker aborts in milliseconds, and a cancelled
+		// subtask whose broker is gone must not keep its attempt alive.
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		if w.cl.AbortBufferedRecords(ctx) == nil {
 			_ = w.cl.EndTransaction(ctx, kgo.TryAbort)
 		}

@@ -127,8 +127,30 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 	jm.mu.started = true
 	jm.mu.Unlock()
 	jm.ctx, jm.cancel = context.WithCancel(context.Background())
+	// NB: the listeners come first. The embedded etcd and broker take
+	// ephemeral ports, and one of them could otherwise take the fixed
+	// address of a job manager restarted right after its predecessor was
+	// killed (the address is free again, so the kernel may hand it out).
+	lis, err := net.Listen("tcp", jm.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("jobmanager: listen on %s: %w", jm.cfg.Listen, err)
+	}
+	var httpLis net.Listener
+	if jm.cfg.HTTP != "" {
+		if httpLis, err = net.Listen("tcp", jm.cfg.HTTP); err != nil {
+			lis.Close()
+			return fmt.Errorf("jobmanager: listen on %s (http): %w", jm.cfg.HTTP, err)
+		}
+	}
+	served := false
 	defer func() {
 		if err != nil {
+			if !served {
+				lis.Close()
+				if httpLis != nil {
+					httpLis.Close()
+				}
+			}
 			jm.Close()
 		}
 	}()
@@ -162,14 +184,11 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		}
 	}
 
-	if err := jm.serveGRPC(); err != nil {
-		return err
-	}
+	served = true
+	jm.serveGRPC(lis)
 	jm.advertise = advertiseAddr(jm.cfg.Advertise, jm.lis.Addr())
-	if jm.cfg.HTTP != "" {
-		if err := jm.serveHTTP(); err != nil {
-			return err
-		}
+	if httpLis != nil {
+		jm.serveHTTP(httpLis)
 	}
 	if jm.cfg.HA {
 		jm.wg.Add(1)
@@ -196,11 +215,7 @@ func (jm *JobManager) takeCharge() {
 	jm.restartResumed()
 }
 
-func (jm *JobManager) serveGRPC() error {
-	lis, err := net.Listen("tcp", jm.cfg.Listen)
-	if err != nil {
-		return fmt.Errorf("jobmanager: listen on %s: %w", jm.cfg.Listen, err)
-	}
+func (jm *JobManager) serveGRPC(lis net.Listener) {
 	jm.lis = lis
 	opts := append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))
 	jm.grpc = grpc.NewServer(append(opts, jm.leaderGate()...)...)
@@ -216,14 +231,9 @@ func (jm *JobManager) serveGRPC() error {
 			jm.log.Error("grpc server stopped", zap.Error(err))
 		}
 	}()
-	return nil
 }
 
-func (jm *JobManager) serveHTTP() error {
-	lis, err := net.Listen("tcp", jm.cfg.HTTP)
-	if err != nil {
-		return fmt.Errorf("jobmanager: listen on %s (http): %w", jm.cfg.HTTP, err)
-	}
+func (jm *JobManager) serveHTTP(lis net.Listener) {
 	jm.httpLis = lis
 	jm.httpSrv = &http.Server{Handler: jm.metrics.handler(), ReadHeaderTimeout: 10 * time.Second}
 	jm.wg.Add(1)
@@ -233,7 +243,6 @@ func (jm *JobManager) serveHTTP() error {
 			jm.log.Error("http server stopped", zap.Error(err))
 		}
 	}()
-	return nil
 }
 
 // Addr returns the gRPC listen address with its port resolved; "" before

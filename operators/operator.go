@@ -121,6 +121,10 @@ type Context struct {
 	// managed tables live.
 	Brokers []string
 	Logger  *zap.Logger
+	// Done is closed when the subtask is cancelled; nil when it cannot be.
+	// An operator that blocks on the outside world (a sink waiting for a
+	// broker) gives up then, so a cancelled attempt stops promptly.
+	Done <-chan struct{}
 	// Now is the processing-time clock (state TTL); nil means time.Now.
 	// Tests set it to move time by hand.
 	Now func() time.Time

@@ -198,6 +198,7 @@ func (r *run) opContext(i int) *operators.Context {
 	c := r.s.octx
 	c.State = r.be
 	c.OperatorUID = r.uids[i]
+	c.Done = r.ctx.Done()
 	if rs := r.s.task.Restore; rs.ID != 0 {
 		c.Restore = operators.Restore{ID: rs.ID, State: rs.Operators[r.uids[i]], Rescaled: rs.Rescaled}
 	}
