@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"net/url"
+	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -36,8 +37,10 @@ type Storage struct {
 	// uri is the normalised base URI without credentials: file:///abs/dir
 	// or s3://bucket/prefix?endpoint=...&region=...&use_path_style=true.
 	uri string
-	// local is true for fileblob, whose temporary files List must skip.
+	// local is true for fileblob, whose temporary files List must skip;
+	// dir is then its directory.
 	local bool
+	dir   string
 }
 
 // StorageError is an error of checkpoint storage. Its class is always
@@ -118,7 +121,7 @@ func openFile(u *url.URL) (*Storage, error) {
 	if err != nil {
 		return nil, &StorageError{URI: base, Op: "open", Err: err}
 	}
-	return &Storage{bucket: b, uri: base, local: true}, nil
+	return &Storage{bucket: b, uri: base, local: true, dir: dir}, nil
 }
 
 func openS3(ctx context.Context, u *url.URL) (*Storage, error) {
@@ -328,7 +331,30 @@ func (s *Storage) Delete(ctx context.Context, key string) error {
 	if err := s.bucket.Delete(ctx, key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
 		return s.fail("delete", key, err)
 	}
+	if s.local {
+		s.removeEmptyDirs(key)
+	}
 	return nil
+}
+
+// removeEmptyDirs removes the directories of a local storage that held key
+// once they are empty (a deleted checkpoint's chk-<id>/ and its subtask
+// directories, an upload's shared/<subtask>/<token>-<n>/), up to the
+// storage's own directory. A directory that is not empty stays; errors are
+// ignored, since an empty directory harms nothing.
+//
+// NB: the first two levels under shared/ stay: a subtask's uploads create
+// directories there concurrently, and removing one under them would fail
+// an upload.
+func (s *Storage) removeEmptyDirs(key string) {
+	for d := filepath.Dir(filepath.FromSlash(key)); d != "." && d != string(filepath.Separator); d = filepath.Dir(d) {
+		if parts := strings.Split(filepath.ToSlash(d), "/"); parts[0] == "shared" && len(parts) <= 2 {
+			return
+		}
+		if os.Remove(filepath.Join(s.dir, d)) != nil {
+			return
+		}
+	}
 }
 
 // List returns the keys that start with prefix, sorted. The prefix is a

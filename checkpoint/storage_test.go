@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -229,5 +230,41 @@ func TestStorageURIs(t *testing.T) {
 		if _, _, err := Split(bad); err == nil {
 			t.Errorf("Split(%q) succeeded", bad)
 		}
+	}
+}
+
+// TestLocalDeleteRemovesEmptyDirs checks that deleting the last file of a
+// local directory removes the directory (and its empty parents), and
+// leaves a directory that still holds files.
+func TestLocalDeleteRemovesEmptyDirs(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	st, err := OpenStorage(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	for _, k := range []string{"chk-1/0-0/MANIFEST-1", "chk-1/_metadata", "chk-2/_metadata"} {
+		if _, _, err := st.Put(ctx, k, strings.NewReader(k)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Delete(ctx, "chk-1/0-0/MANIFEST-1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chk-1", "0-0")); !os.IsNotExist(err) {
+		t.Fatalf("empty chk-1/0-0 still there: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chk-1")); err != nil {
+		t.Fatalf("chk-1 still holds _metadata but is gone: %v", err)
+	}
+	if err := st.Delete(ctx, "chk-1/_metadata"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "chk-1")); !os.IsNotExist(err) {
+		t.Fatalf("empty chk-1 still there: %v", err)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("the storage's own directory is gone: %v", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Uploader uploads one subtask's successive Pebble checkpoints to
@@ -99,6 +100,12 @@ func (u *Uploader) Upload(ctx context.Context, localDir, privatePrefix string) (
 	privatePrefix = strings.TrimSuffix(privatePrefix, "/")
 	sharedDir := u.sharedPrefix + "/" + u.token + "-" + strconv.Itoa(u.seq)
 	h = &BackendHandle{}
+	// puts are the files to upload, by their index in h.Files.
+	type put struct {
+		i         int
+		path, key string
+	}
+	var puts []put
 	for _, e := range entries {
 		if !e.Type().IsRegular() {
 			continue
@@ -117,19 +124,46 @@ func (u *Uploader) Upload(ctx context.Context, localDir, privatePrefix string) (
 		if sst && !u.Full {
 			key = sharedDir + "/" + name
 		}
-		f, err := u.put(ctx, filepath.Join(localDir, name), key)
-		if err != nil {
-			return nil, 0, err
-		}
-		f.Name = name
-		h.Files = append(h.Files, f)
-		uploaded += f.Size
+		puts = append(puts, put{i: len(h.Files), path: filepath.Join(localDir, name), key: key})
+		h.Files = append(h.Files, FileRef{Name: name})
+	}
+	// NB: files go up uploadConcurrency at a time: one stream at a time
+	// leaves object storage's latency, not its bandwidth, as the limit.
+	var (
+		wg   sync.WaitGroup
+		sem  = make(chan struct{}, uploadConcurrency)
+		errs = make([]error, len(puts))
+	)
+	for j, p := range puts {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			f, err := u.put(ctx, p.path, p.key)
+			if err != nil {
+				errs[j] = err
+				return
+			}
+			f.Name = h.Files[p.i].Name
+			h.Files[p.i] = f
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		return nil, 0, err
+	}
+	for _, p := range puts {
+		uploaded += h.Files[p.i].Size
 	}
 	if len(h.Files) == 0 {
 		return nil, 0, fmt.Errorf("checkpoint upload: %s holds no files", localDir)
 	}
 	return h, uploaded, nil
 }
+
+// uploadConcurrency bounds the files one Upload sends at once.
+const uploadConcurrency = 4
 
 func (u *Uploader) put(ctx context.Context, path, key string) (FileRef, error) {
 	f, err := os.Open(path)
