@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -128,6 +129,10 @@ type sinkWriter struct {
 	scanFrom int64 // marker offset below every marker of this attempt
 	lastID   int64 // last checkpoint seen
 	ended    bool
+	// discard is set when this subtask's output was committed to its end
+	// by an earlier attempt (its end marker is in the marker topic): the
+	// rows a restore replays are dropped, and the state says so.
+	discard bool
 	// savepointsOnly: the job takes no periodic checkpoints, so the writer
 	// never switches to transactions (Context.SavepointsOnly).
 	savepointsOnly bool
@@ -222,6 +227,9 @@ func (p markerPartitioner) ForTopic(t string) kgo.TopicPartitioner {
 func (w *sinkWriter) Write(recs []sinkRecord) error {
 	if err := w.failure(); err != nil {
 		return err
+	}
+	if w.discard {
+		return nil
 	}
 	if !w.eos {
 		w.produce(recs)
@@ -331,6 +339,9 @@ func (w *sinkWriter) Snapshot(id int64) ([]byte, error) {
 		return nil, err
 	}
 	w.lastID = id
+	if w.discard {
+		return encodeSinkState(w.markerP, w.scanFrom, []sinkEpoch{{id: sinkEndEpoch}}), nil
+	}
 	if w.ended {
 		return encodeSinkState(w.markerP, w.scanFrom, nil), nil
 	}
@@ -414,44 +425,43 @@ func (w *sinkWriter) produceEpochs(eps []sinkEpoch, markerID int64) error {
 }
 
 // End commits everything at the end of a bounded input: a final checkpoint
-// may never come.
-//
-// NB: if the job fails after this and resumes from an earlier checkpoint, the
-// rows after that checkpoint are written again: there is no final
-// checkpoint yet to make the end of input exactly-once.
+// may never come. The last transaction carries the end marker
+// (sinkEndEpoch) instead of an epoch's: if the job then fails before it
+// finishes and resumes from an earlier checkpoint, the restored subtask
+// finds the end marker and drops the rows it is given again, which it had
+// all committed (see startTransactions).
 func (w *sinkWriter) End() error {
-	if w.ended {
+	if w.ended || w.discard {
+		w.ended = true
 		return nil
 	}
 	if !w.eos {
 		w.ended = true
 		return w.flush()
 	}
-	final := w.lastID + 1
 	if len(w.sealed) > 0 {
 		if err := w.end(kgo.TryCommit); err != nil {
 			return err
 		}
 		rest := w.sealed[1:]
 		if len(w.cur) > 0 {
-			rest = append(rest, sinkEpoch{id: final, recs: w.cur})
+			rest = append(rest, sinkEpoch{id: w.lastID + 1, recs: w.cur})
 		}
-		if len(rest) > 0 {
-			if err := w.produceEpochs(rest, final); err != nil {
-				return err
-			}
-			if err := w.end(kgo.TryCommit); err != nil {
-				return err
-			}
+		if err := w.produceEpochs(rest, sinkEndEpoch); err != nil {
+			return err
 		}
-	} else if len(w.cur) > 0 {
-		w.produceMarker(final)
+	} else {
+		// cur, if any, is in the open transaction already.
+		if err := w.begin(); err != nil {
+			return err
+		}
+		w.produceMarker(sinkEndEpoch)
 		if err := w.flush(); err != nil {
 			return err
 		}
-		if err := w.end(kgo.TryCommit); err != nil {
-			return err
-		}
+	}
+	if err := w.end(kgo.TryCommit); err != nil {
+		return err
 	}
 	w.sealed, w.cur, w.ended = nil, nil, true
 	return nil
@@ -480,6 +490,10 @@ func (w *sinkWriter) Close() {
 	w.cl.Close()
 	w.cl = nil
 }
+
+// sinkEndEpoch is the marker of a sink subtask that committed its output
+// to the end of its input.
+const sinkEndEpoch int64 = math.MaxInt64
 
 // startTransactions turns the writer transactional. It fences this
 // subtask's transactional id (and, when rescaled, those of the old subtasks
@@ -557,16 +571,29 @@ func (w *sinkWriter) startTransactions(rs operators.Restore, parallelism int) er
 // marker topic does not show as committed. fenced is the offset of the
 // probe that fenced txnID: every marker of the old attempt is below it.
 func (w *sinkWriter) recoverEpochs(ctx context.Context, cl *kgo.Client, txnID string, state []byte, fenced int64) error {
+	if state == nil {
+		return nil
+	}
 	st, err := decodeSinkState(state)
 	if err != nil {
 		return fmt.Errorf("%s: restore: %w", w.cfg.Topic, err)
 	}
-	if len(st.epochs) == 0 {
-		return nil
+	for _, ep := range st.epochs {
+		if ep.id == sinkEndEpoch {
+			// An earlier restore found this subtask's end marker.
+			w.discard = w.discard || txnID == w.txnID
+			return nil
+		}
 	}
 	committed, err := committedEpoch(ctx, w.cfg.Brokers, txnID, st.markerP, st.scanFrom, fenced)
 	if err != nil {
 		return w.cfg.Err("read markers", err)
+	}
+	if committed == sinkEndEpoch {
+		// The failed attempt committed this subtask's output to its end:
+		// what the restore replays was all written.
+		w.discard = w.discard || txnID == w.txnID
+		return nil
 	}
 	var todo []sinkRecord
 	last := int64(0)

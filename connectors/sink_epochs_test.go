@@ -201,6 +201,51 @@ func TestManagedSinkExactlyOnce(t *testing.T) {
 	}
 }
 
+// TestManagedSinkEndedBeforeCrash: a subtask whose input ended commits
+// everything with its end marker; when the job then fails before it
+// finishes and resumes from an earlier checkpoint, the restored sink drops
+// the rows it is given again, and so does a restore from a checkpoint
+// taken after that.
+func TestManagedSinkEndedBeforeCrash(t *testing.T) {
+	brokers := startBroker(t).Addrs()
+	kafkaTopic(t, brokers, "tbl", 1)
+	spec := jobgraph.ManagedSinkSpec{Topic: "tbl", Schema: testSchema}
+	s := NewManagedSink(spec)
+	if err := s.Open(managedCtx(brokers, operators.Restore{})); err != nil {
+		t.Fatal(err)
+	}
+	process(t, s, 0, 10)
+	st1 := snapshot(t, s, 1)
+	complete(t, s, 1)
+	process(t, s, 10, 20)
+	if err := s.EndInput(0, nil); err != nil {
+		t.Fatal(err)
+	}
+	crash(s.w)
+
+	s = NewManagedSink(spec)
+	if err := s.Open(managedCtx(brokers, operators.Restore{ID: 1, State: [][]byte{st1}})); err != nil {
+		t.Fatal(err)
+	}
+	process(t, s, 10, 15) // replayed after barrier 1
+	st2 := snapshot(t, s, 2)
+	complete(t, s, 2)
+	crash(s.w)
+
+	s = NewManagedSink(spec)
+	if err := s.Open(managedCtx(brokers, operators.Restore{ID: 2, State: [][]byte{st2}})); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	process(t, s, 15, 20) // replayed after barrier 2
+	if err := s.EndInput(0, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := managedRows(t, readTopic(t, brokers, "tbl", kgo.ReadCommitted())), rowsOf(0, 20); !equalStrings(got, want) {
+		t.Fatalf("read_committed:\n got %q\nwant %q", got, want)
+	}
+}
+
 // TestManagedSinkLostNotice: a completion notice that never comes is made
 // up by the next one, which commits both epochs in order; an aborted
 // checkpoint leaves its epoch for a later one.
