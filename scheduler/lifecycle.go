@@ -312,6 +312,38 @@ func (l *JobLifecycle) CheckpointsFailing(reason string, now time.Time) []Action
 	return l.fail("checkpoints keep failing: "+reason, types.ClassUnknown, now)
 }
 
+// Resume takes over a job an earlier job manager ran, as RESTARTING (its
+// status in etcd says so already): attempt is above any attempt the earlier
+// job manager deployed. The caller then reports RestartDelayElapsed for
+// NextAttempt once it may deploy.
+func (l *JobLifecycle) Resume(attempt int32) {
+	l.status, l.msg = JobRestarting, "the job manager restarted"
+	l.attempt, l.next = attempt, attempt+1
+	l.subtasks, l.taskManagers = map[SubtaskID]*lifecycleSubtask{}, map[string]bool{}
+}
+
+// Rescale makes a RUNNING job RESTARTING to deploy NextAttempt from the
+// savepoint the caller just took, at another parallelism; the restart
+// strategy is not consulted. It returns nothing when the job is not
+// RUNNING. The caller then places and deploys the next attempt itself
+// (Deploying, then Deployed or DeployFailed).
+func (l *JobLifecycle) Rescale(msg string) []Action {
+	if l.status != JobRunning {
+		return nil
+	}
+	l.status, l.msg = JobRestarting, msg
+	l.next = l.attempt + 1
+	var acts []Action
+	if l.checkpoints {
+		l.checkpoints = false
+		acts = append(acts, StopCheckpoints{})
+	}
+	return append(acts, RecordStatus{Status: JobRestarting, Message: msg}, CancelAttempt{Attempt: l.attempt}, ReleaseSlots{})
+}
+
+// NextAttempt returns the attempt a restarting job deploys next.
+func (l *JobLifecycle) NextAttempt() int32 { return l.next }
+
 // Cancel ends the job CANCELED with reason ("" when a user canceled it).
 func (l *JobLifecycle) Cancel(reason string) []Action { return l.finish(JobCanceled, reason) }
 

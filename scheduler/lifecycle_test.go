@@ -27,6 +27,8 @@ import (
 //	tm-lost tm=tm1 t=1s                        (input: the message)
 //	delay-elapsed attempt=N t=1s
 //	checkpoints-failing t=1s                   (input: the reason)
+//	resume attempt=N                           (a job of an earlier leader)
+//	rescale                                    (input: the message)
 //	cancel                                     (input: the reason)
 //	end status=FINISHED                        (input: the message)
 //	state
@@ -103,6 +105,12 @@ func TestJobLifecycle(t *testing.T) {
 			acts = l.RestartDelayElapsed(attempt(), at())
 		case "checkpoints-failing":
 			acts = l.CheckpointsFailing(input, at())
+		case "resume":
+			l.Resume(attempt())
+			recorded = JobRestarting
+			return fmt.Sprintf("next=%d", l.NextAttempt())
+		case "rescale":
+			acts = l.Rescale(input)
 		case "cancel":
 			acts = l.Cancel(input)
 		case "end":
