@@ -17,6 +17,7 @@ import (
 	"github.com/braidflow/braid/checkpoint"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/scheduler"
 )
 
 // checkpointing reports whether graph takes periodic checkpoints.
@@ -90,7 +91,7 @@ type checkpointRun struct {
 func (j *Job) startCheckpoints() {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	if terminal(j.mu.status) || j.mu.cp != nil {
+	if j.mu.lc.Status().Terminal() || j.mu.cp != nil {
 		return
 	}
 	r := &checkpointRun{jm: j.jm, j: j, attempt: j.mu.attempt, tmAddrs: j.mu.tmAddrs,
@@ -286,7 +287,10 @@ func (r *checkpointRun) perform(ctx context.Context, acts []checkpoint.Action) {
 		case checkpoint.Delete:
 			r.delete(ctx, a)
 		case checkpoint.FailJob:
-			go r.j.fail("checkpoints keep failing: "+a.Reason, 0)
+			// NB: on a goroutine of its own: the failure stops this loop.
+			go r.j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+				return lc.CheckpointsFailing(a.Reason, time.Now())
+			})
 		}
 	}
 }
@@ -442,7 +446,7 @@ func (jm *JobManager) checkpointSummary(ctx context.Context, j *Job) *braidv1.Ch
 		return nil
 	}
 	j.mu.Lock()
-	sum := &braidv1.CheckpointSummary{IntervalMs: j.graph.GetCheckpoint().GetIntervalMs(), Attempt: j.mu.attempt, Restarts: j.mu.restarts}
+	sum := &braidv1.CheckpointSummary{IntervalMs: j.graph.GetCheckpoint().GetIntervalMs(), Attempt: j.mu.attempt, Restarts: j.mu.lc.Restarts()}
 	j.mu.Unlock()
 	if cp, ok, err := jm.store.LatestCheckpoint(ctx, j.id); err == nil && ok {
 		sum.LatestId, sum.LatestUnixMs = cp.ID, cp.CompletedUnixMs

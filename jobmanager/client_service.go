@@ -70,7 +70,7 @@ func (jm *JobManager) summary(r *metastore.JobRecord) *braidv1.JobSummary {
 	sum := &braidv1.JobSummary{JobId: r.ID, Name: r.Name, Status: r.Status, StartTimeUnixMs: r.StartUnixMs, EndTimeUnixMs: r.EndUnixMs, Error: r.Error}
 	if j := jm.job(r.ID); j != nil {
 		j.mu.Lock()
-		sum.Status, sum.Error, sum.EndTimeUnixMs = j.mu.status, j.mu.errMsg, j.mu.endMs
+		sum.Status, sum.Error, sum.EndTimeUnixMs = j.statusLocked(), j.mu.errMsg, j.mu.endMs
 		j.mu.Unlock()
 	}
 	return sum

@@ -13,7 +13,7 @@ import (
 
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
-	"github.com/braidflow/braid/types"
+	"github.com/braidflow/braid/scheduler"
 )
 
 // clusterService serves ClusterService to the task managers.
@@ -65,16 +65,7 @@ func (s *clusterService) ReportTaskStatus(ctx context.Context, r *braidv1.TaskSt
 	if j == nil {
 		return &braidv1.TaskStatusAck{}, nil
 	}
-	switch st, msg := j.applyReport(r); st {
-	case StatusFinished:
-		j.finish(StatusFinished, "")
-	case StatusFailed:
-		s.jm.wg.Add(1)
-		go func() {
-			defer s.jm.wg.Done()
-			s.jm.attributeFailure(j, msg, types.ErrorClass(r.ErrorClass))
-		}()
-	}
+	j.report(r)
 	return &braidv1.TaskStatusAck{}, nil
 }
 
@@ -175,7 +166,7 @@ func (jm *JobManager) taskManagerLost(id string) {
 	msg := "task manager " + id + " at " + info.Address + " was lost (no heartbeat for " + jm.cfg.HeartbeatTimeout.String() + ")"
 	jm.log.Warn("task manager lost", zap.String("task_manager", id), zap.String("address", info.Address))
 	for _, j := range hit {
-		j.fail(msg, types.ClassLostPeer)
+		j.taskManagerLost(id, msg)
 	}
 }
 
@@ -191,30 +182,34 @@ func (jm *JobManager) failJobsOn(id, msg string) {
 	}
 	jm.mu.Unlock()
 	for _, j := range hit {
-		if !terminal(j.Status()) {
-			j.fail(msg, types.ClassLostPeer)
-		}
+		j.taskManagerLost(id, msg)
 	}
 }
 
-// attributeFailure hands a subtask's failure to the job (see Job.fail),
+// taskManagerLost tells the job that task manager id is gone, with msg.
+func (j *Job) taskManagerLost(id, msg string) {
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action { return lc.TaskManagerLost(id, msg, time.Now()) })
+}
+
+// attributeFailure hands a subtask's failure back to the job's lifecycle,
 // unless one of its task managers is unreachable: then the subtask most
 // likely failed because its peer died, and the job waits (at most a
 // heartbeat timeout) for that task manager's lease to lapse, so the failure
-// names the lost task manager. A job that restarts does not wait.
-func (jm *JobManager) attributeFailure(j *Job, msg string, class types.ErrorClass) {
-	if j.restartable() || jm.allReachable(j) {
-		j.fail(msg, class)
-		return
+// names the lost task manager. (A job that restarts does not wait: its
+// lifecycle asks for no attribution.)
+func (jm *JobManager) attributeFailure(j *Job, a scheduler.AttributeFailure) {
+	if !jm.allReachable(j) {
+		t := time.NewTimer(jm.cfg.HeartbeatTimeout + time.Second)
+		defer t.Stop()
+		select {
+		case <-j.done:
+		case <-t.C:
+		case <-jm.ctx.Done():
+		}
 	}
-	t := time.NewTimer(jm.cfg.HeartbeatTimeout + time.Second)
-	defer t.Stop()
-	select {
-	case <-j.done:
-	case <-t.C:
-	case <-jm.ctx.Done():
-	}
-	j.fail(msg, class)
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+		return lc.FailureAttributed(a.Attempt, a.Message, a.Class, time.Now())
+	})
 }
 
 // allReachable probes the health service of each task manager of j.

@@ -9,65 +9,179 @@ import (
 	"go.uber.org/zap"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
-	"github.com/braidflow/braid/types"
+	"github.com/braidflow/braid/scheduler"
 )
 
-// fail handles a failure of the job's current attempt. The job's restart
-// strategy decides: either the job ends FAILED with msg, or it becomes
-// RESTARTING and a new attempt is deployed after the strategy's delay,
-// resuming from the latest completed checkpoint. Failures while the job is
-// already restarting or ended are ignored.
-func (j *Job) fail(msg string, class types.ErrorClass) {
+// step feeds one event to the job's lifecycle (under j.mu) and performs
+// the actions it returns, in order: this is the one place that acts on the
+// job's lifecycle. It reports whether there were any.
+//
+// NB: j.transition is held from the event through its status writes and
+// checkpoint changes, so etcd sees statuses in the order they were
+// decided; it is released before the slow actions (cancel RPCs, deploys,
+// the end of the result stream). A restart's actions run on a goroutine of
+// their own: cancelling the failed attempt waits for its task managers.
+func (j *Job) step(event func(lc *scheduler.JobLifecycle) []scheduler.Action) bool {
+	j.transition.Lock()
 	j.mu.Lock()
-	if terminal(j.mu.status) || j.mu.status == StatusRestarting {
-		j.mu.Unlock()
-		return
+	before := j.mu.lc.Restarts()
+	acts := event(j.mu.lc)
+	restarted := j.mu.lc.Restarts() > before
+	if j.mu.lc.Status().Terminal() && j.mu.endMs == 0 {
+		// NB: set with the status, so a reader never sees an ended job
+		// without its end.
+		j.mu.errMsg, j.mu.endMs = j.mu.lc.Message(), time.Now().UnixMilli()
 	}
-	if why := j.unrestartableLocked(); why != "" {
-		j.mu.Unlock()
-		j.finish(StatusFailed, msg)
-		return
-	}
-	restart, delay, why := j.restart.OnFailure(time.Now(), class)
-	if !restart {
-		j.mu.Unlock()
-		if j.graph.GetRestart().GetType() != "" && j.graph.GetRestart().GetType() != "none" {
-			msg += " (not restarted: " + why + ")"
-		}
-		j.finish(StatusFailed, msg)
-		return
-	}
-	j.mu.status = StatusRestarting
-	j.mu.restarts++
-	cp := j.mu.cp
-	j.mu.cp = nil
-	attempt := j.mu.attempt
+	attempt, msg := j.mu.attempt, j.mu.lc.Message()
 	j.mu.Unlock()
-
-	cp.stop()
-	j.jm.recordStatus(j, StatusRestarting, msg, 0)
-	j.jm.metrics.restarts.Inc()
-	j.jm.log.Warn("job restarting", zap.String("job", j.id), zap.Int32("failed_attempt", attempt),
-		zap.String("cause", msg), zap.Stringer("class", class), zap.Duration("delay", delay), zap.String("strategy", why))
-	j.jm.wg.Add(1)
-	go func() {
-		defer j.jm.wg.Done()
-		j.jm.restartJob(j, delay)
-	}()
+	if restarted {
+		j.jm.metrics.restarts.Inc()
+		j.jm.log.Warn("job restarting", zap.String("job", j.id), zap.Int32("failed_attempt", attempt), zap.String("cause", msg))
+	}
+	j.perform(acts)
+	return len(acts) > 0
 }
 
-// restartable reports whether the job's restart strategy may restart it
-// (the strategy is not none and the job can be restarted at all).
-func (j *Job) restartable() bool {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	t := j.graph.GetRestart().GetType()
-	return t != "" && t != "none" && j.unrestartableLocked() == ""
+// perform performs acts with j.transition held; it releases it after the
+// quick actions that lead the list.
+func (j *Job) perform(acts []scheduler.Action) {
+	i := 0
+	for ; i < len(acts) && isQuick(acts[i]); i++ {
+		j.act(acts[i], false)
+	}
+	j.transition.Unlock()
+	rest := acts[i:]
+	finishing, restart := false, false
+	for _, a := range rest {
+		switch a.(type) {
+		case scheduler.Finish:
+			finishing = true
+		case scheduler.ScheduleRestart:
+			restart = true
+		}
+	}
+	if restart && !finishing {
+		j.jm.wg.Add(1)
+		go func() {
+			defer j.jm.wg.Done()
+			for _, a := range rest {
+				j.act(a, false)
+			}
+		}()
+		return
+	}
+	for _, a := range rest {
+		j.act(a, finishing)
+	}
 }
 
-// unrestartableLocked says why the job cannot be restarted at all ("" when
-// it can). j.mu is held.
-func (j *Job) unrestartableLocked() string {
+// isQuick reports whether a is done under j.transition: it writes a status
+// or starts or stops the checkpoints, which must follow the status order.
+func isQuick(a scheduler.Action) bool {
+	switch a.(type) {
+	case scheduler.RecordStatus, scheduler.StopCheckpoints, scheduler.StartCheckpoints, scheduler.NotifyFinishedTask:
+		return true
+	}
+	return false
+}
+
+// act performs one action of the job's lifecycle. finishing says the job
+// ends with this batch of actions.
+func (j *Job) act(a scheduler.Action, finishing bool) {
+	jm := j.jm
+	switch a := a.(type) {
+	case scheduler.RecordStatus:
+		var endMs int64
+		if a.Status.Terminal() {
+			j.mu.Lock()
+			endMs = j.mu.endMs
+			j.mu.Unlock()
+		}
+		jm.recordStatus(j, string(a.Status), a.Message, endMs)
+	case scheduler.StopCheckpoints:
+		j.mu.Lock()
+		cp := j.mu.cp
+		j.mu.cp = nil
+		j.mu.Unlock()
+		cp.stop()
+	case scheduler.StartCheckpoints:
+		j.startCheckpoints()
+	case scheduler.NotifyFinishedTask:
+		j.mu.Lock()
+		if cp := j.mu.cp; cp != nil {
+			cp.taskFinished(int(a.Vertex), int(a.Subtask))
+		}
+		j.mu.Unlock()
+	case scheduler.CancelAttempt:
+		if finishing {
+			jm.cancelOnTaskManagers(j, "")
+		} else {
+			jm.cancelAttempt(j)
+		}
+	case scheduler.ReleaseSlots:
+		jm.pool.Release(j.id)
+	case scheduler.ScheduleRestart:
+		jm.log.Info("job restart scheduled", zap.String("job", j.id), zap.Int32("attempt", a.Attempt),
+			zap.Duration("delay", a.Delay), zap.String("reason", a.Reason))
+		if !jm.sleep(j, a.Delay) {
+			return
+		}
+		j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+			return lc.RestartDelayElapsed(a.Attempt, time.Now())
+		})
+	case scheduler.DeployAttempt:
+		if err := jm.redeploy(j, a.Attempt); err != nil {
+			j.deployFailed(a.Attempt, err)
+		}
+	case scheduler.AttributeFailure:
+		jm.wg.Add(1)
+		go func() {
+			defer jm.wg.Done()
+			jm.attributeFailure(j, a)
+		}()
+	case scheduler.Finish:
+		j.ended(string(a.Status), a.Message)
+	default:
+		panic(fmt.Sprintf("jobmanager: unknown lifecycle action %T", a))
+	}
+}
+
+// deployFailed reports that attempt could not be placed or deployed.
+func (j *Job) deployFailed(attempt int32, err error) {
+	msg, restorable := err.Error(), true
+	var rf *restoreFailedError
+	if errors.As(err, &rf) {
+		// NB: retrying reads the same damaged files; the job must not
+		// run on part of its state.
+		msg, restorable = rf.msg, false
+	} else {
+		j.jm.log.Info("job not redeployed yet", zap.String("job", j.id), zap.Error(err))
+	}
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+		return lc.DeployFailed(attempt, msg, restorable, time.Now())
+	})
+}
+
+// ended settles a job that reached a terminal status (already recorded).
+func (j *Job) ended(status, msg string) {
+	log := j.jm.log.With(zap.String("job", j.id), zap.String("status", status))
+	if msg != "" {
+		log.Warn("job ended", zap.String("error", msg))
+	} else {
+		log.Info("job ended")
+	}
+	j.jm.metrics.jobEnded(status)
+	// NB: slots (released before) and the result stream are settled
+	// before Wait returns, so a caller that saw the end can submit again
+	// at once.
+	j.endResults(status == StatusFinished)
+	close(j.done)
+	j.jm.retire(j.id)
+}
+
+// unrestartable says why the job cannot be restarted at all ("" when it
+// can).
+func (j *Job) unrestartable() string {
 	if j.results != nil && j.held == nil {
 		// NB: a restarted collect sink would send its rows again; only a
 		// job that checkpoints holds them back until they cannot be.
@@ -79,37 +193,6 @@ func (j *Job) unrestartableLocked() string {
 // restartPoll is how often a restarting job retries finding slots and
 // deploying.
 const restartPoll = 500 * time.Millisecond
-
-// restartJob stops what is left of the failed attempt, waits delay, then
-// places and deploys the next attempt from the latest checkpoint, retrying
-// until it runs or the job ends.
-func (jm *JobManager) restartJob(j *Job, delay time.Duration) {
-	jm.cancelAttempt(j)
-	jm.pool.Release(j.id)
-	if !jm.sleep(j, delay) {
-		return
-	}
-	for {
-		err := jm.redeploy(j)
-		if err == nil {
-			return
-		}
-		var rf *restoreFailedError
-		if errors.As(err, &rf) {
-			// NB: retrying reads the same damaged files; the job must not
-			// run on part of its state.
-			jm.cancelAttempt(j)
-			j.finish(StatusFailed, "the job cannot be restored from its latest checkpoint: "+rf.msg)
-			return
-		}
-		jm.log.Info("job not redeployed yet", zap.String("job", j.id), zap.Error(err))
-		jm.cancelAttempt(j)
-		jm.pool.Release(j.id)
-		if !jm.sleep(j, restartPoll) {
-			return
-		}
-	}
-}
 
 // sleep waits d unless the job ends or the job manager closes first; it
 // reports whether the restart should go on.
@@ -125,8 +208,11 @@ func (jm *JobManager) sleep(j *Job, d time.Duration) bool {
 	return false
 }
 
-// redeploy deploys the job's next attempt.
-func (jm *JobManager) redeploy(j *Job) error {
+// redeploy places and deploys attempt of the job, from its latest
+// checkpoint (or its initial savepoint when it has none), and reports it
+// Deployed. An error says the attempt could not be deployed (see
+// Job.deployFailed); nil also when the job ended meanwhile.
+func (jm *JobManager) redeploy(j *Job, attempt int32) error {
 	// NB: a task manager that died is in the pool until its lease lapses;
 	// placing subtasks there (or beside it) would fail the new attempt at
 	// once and count as another failure.
@@ -151,16 +237,9 @@ func (jm *JobManager) redeploy(j *Job) error {
 	} else {
 		restore = j.initial
 	}
-	j.mu.Lock()
-	if j.mu.status != StatusRestarting {
-		j.mu.Unlock()
+	if !j.deploying(attempt, placements) {
 		return nil // canceled meanwhile
 	}
-	j.mu.attempt++
-	j.mu.failing = false
-	j.setPlacementsLocked(placements)
-	attempt := j.mu.attempt
-	j.mu.Unlock()
 	if err := j.restartResults(attempt, cp.ID); err != nil {
 		j.finish(StatusFailed, "results of the query: "+err.Error())
 		return nil
@@ -169,8 +248,7 @@ func (jm *JobManager) redeploy(j *Job) error {
 	if err := jm.deploy(ctx, j, restore); err != nil {
 		return fmt.Errorf("attempt %d: %w", attempt, err)
 	}
-	j.setRunning()
-	j.startCheckpoints()
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action { return lc.Deployed(attempt, time.Now()) })
 	return nil
 }
 

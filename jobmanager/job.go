@@ -3,7 +3,6 @@ package jobmanager
 import (
 	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
 
@@ -11,6 +10,7 @@ import (
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
+	"github.com/braidflow/braid/types"
 )
 
 // Job statuses, as stored in etcd. A job moves CREATED -> RUNNING and then
@@ -61,8 +61,6 @@ type Job struct {
 	graph   *braidv1.JobGraph
 	startMs int64
 	done    chan struct{}
-	// restart decides whether a failure restarts the job; used under mu.
-	restart *scheduler.RestartPolicy
 
 	// initial is the savepoint the first attempt restored from
 	// (execution.savepoint.path), nil for none; later attempts restore it
@@ -73,8 +71,8 @@ type Job struct {
 	cpMu   sync.Mutex
 	cpNext int64
 
-	// transition serializes status changes with their etcd writes, so etcd
-	// sees them in order.
+	// transition serializes the lifecycle's events with the etcd writes
+	// they lead to, so etcd sees the statuses in order (see step).
 	transition sync.Mutex
 
 	results      ResultHandler
@@ -87,17 +85,15 @@ type Job struct {
 
 	mu struct {
 		sync.Mutex
-		status   string
+		// lc decides the job's status; fed by step only.
+		lc *scheduler.JobLifecycle
+		// errMsg and endMs are set when the job ends.
 		errMsg   string
 		endMs    int64
 		subtasks map[subtaskKey]*subtaskState
-		// failing is set once a failure of the current attempt is being
-		// handled; later failures of that attempt are ignored.
-		failing bool
-		// attempt numbers the current deployment; placements and tmAddrs
-		// (task manager id -> address) are where it runs.
+		// attempt numbers the current deployment (lc's); placements and
+		// tmAddrs (task manager id -> address) are where it runs.
 		attempt    int32
-		restarts   int32
 		placements []*braidv1.Placement
 		tmAddrs    map[string]string
 		// cp coordinates the current attempt's checkpoints; nil when the
@@ -114,14 +110,26 @@ func newJob(jm *JobManager, graph *braidv1.JobGraph, placements []*braidv1.Place
 		startMs: time.Now().UnixMilli(),
 		done:    make(chan struct{}),
 		results: results,
-		restart: scheduler.NewRestartPolicy(graph.Restart, nil),
 	}
 	if results != nil && checkpointing(graph) {
 		j.held = newResultBuffer(jm.cfg.ResultBufferBytes)
 	}
-	j.mu.status = StatusCreated
-	j.setPlacementsLocked(placements)
+	j.mu.lc = scheduler.NewJobLifecycle(scheduler.LifecycleConfig{Graph: graph, Unrestartable: j.unrestartable(), RetryDelay: restartPoll})
+	j.deploying(0, placements)
 	return j
+}
+
+// deploying makes attempt, at placements, the job's current one; it
+// reports whether to go on deploying it (see JobLifecycle.Deploying).
+func (j *Job) deploying(attempt int32, placements []*braidv1.Placement) bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if !j.mu.lc.Deploying(attempt, placements) {
+		return false
+	}
+	j.mu.attempt = attempt
+	j.setPlacementsLocked(placements)
+	return true
 }
 
 // setPlacementsLocked makes placements the current attempt's, every
@@ -150,8 +158,11 @@ func (j *Job) ID() string { return j.id }
 func (j *Job) Status() string {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	return j.mu.status
+	return string(j.mu.lc.Status())
 }
+
+// statusLocked returns the current status; j.mu is held.
+func (j *Job) statusLocked() string { return string(j.mu.lc.Status()) }
 
 // Done is closed when the job reaches a terminal status.
 func (j *Job) Done() <-chan struct{} { return j.done }
@@ -167,13 +178,14 @@ func (j *Job) Wait(ctx context.Context) (string, error) {
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	st := j.statusLocked()
 	switch {
-	case j.mu.status == StatusFailed:
-		return j.mu.status, errors.New(j.mu.errMsg)
-	case j.mu.status == StatusCanceled && j.mu.errMsg != "":
-		return j.mu.status, errors.New(j.mu.errMsg)
+	case st == StatusFailed:
+		return st, errors.New(j.mu.errMsg)
+	case st == StatusCanceled && j.mu.errMsg != "":
+		return st, errors.New(j.mu.errMsg)
 	}
-	return j.mu.status, nil
+	return st, nil
 }
 
 // runsOn reports whether a subtask of the job's current attempt is placed
@@ -181,46 +193,20 @@ func (j *Job) Wait(ctx context.Context) (string, error) {
 func (j *Job) runsOn(id string) bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	_, ok := j.mu.tmAddrs[id]
-	return ok
+	return j.mu.lc.RunsOn(id)
 }
 
-// applyReport records a subtask's report. It returns the terminal status the
-// report implies ("" for none) and, for a failure, its message.
-func (j *Job) applyReport(r *braidv1.TaskStatusReport) (status, msg string) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if terminal(j.mu.status) || r.Attempt != j.mu.attempt {
-		return "", "" // NB: a late report of an earlier attempt
-	}
-	st, ok := j.mu.subtasks[subtaskKey{r.Vertex, r.Subtask}]
-	if !ok || subtaskEnded(st.state) {
-		// NB: a subtask's reports arrive in order, but one that ended
-		// reports nothing more that could change the job.
-		return "", ""
-	}
-	st.state = r.State
-	st.rowsIn, st.rowsOut, st.remoteOut = r.RowsIn, r.RowsOut, r.RemoteRowsOut
-	switch r.State {
-	case braidv1.TaskState_TASK_STATE_FAILED:
-		if j.mu.failing {
-			return "", ""
+// report records a subtask's report: its counters here, its state in the
+// lifecycle.
+func (j *Job) report(r *braidv1.TaskStatusReport) {
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+		st, ok := j.mu.subtasks[subtaskKey{r.Vertex, r.Subtask}]
+		if ok && !lc.Status().Terminal() && r.Attempt == j.mu.attempt && !subtaskEnded(st.state) {
+			st.state = r.State
+			st.rowsIn, st.rowsOut, st.remoteOut = r.RowsIn, r.RowsOut, r.RemoteRowsOut
 		}
-		j.mu.failing = true
-		return StatusFailed, fmt.Sprintf("subtask %s (%d/%d) on task manager %s failed: %s",
-			j.vertexName(r.Vertex), r.Subtask+1, j.parallelism(r.Vertex), r.TaskManagerId, r.Error)
-	case braidv1.TaskState_TASK_STATE_FINISHED:
-		if cp := j.mu.cp; cp != nil {
-			cp.taskFinished(int(r.Vertex), int(r.Subtask))
-		}
-		for _, s := range j.mu.subtasks {
-			if s.state != braidv1.TaskState_TASK_STATE_FINISHED {
-				return "", ""
-			}
-		}
-		return StatusFinished, ""
-	}
-	return "", ""
+		return lc.SubtaskReport(r.Attempt, r.Vertex, r.Subtask, r.State, r.Error, types.ErrorClass(r.ErrorClass), time.Now())
+	})
 }
 
 func subtaskEnded(s braidv1.TaskState) bool {
@@ -240,75 +226,13 @@ func (j *Job) vertex(id int32) *braidv1.Vertex {
 	return nil
 }
 
-func (j *Job) vertexName(id int32) string {
-	if v := j.vertex(id); v != nil && v.Name != "" {
-		return v.Name
-	}
-	return fmt.Sprintf("vertex %d", id)
-}
-
-func (j *Job) parallelism(id int32) int32 {
-	if v := j.vertex(id); v != nil {
-		return v.Parallelism
-	}
-	return 0
-}
-
-// setRunning moves a CREATED job to RUNNING.
-func (j *Job) setRunning() {
-	j.transition.Lock()
-	defer j.transition.Unlock()
-	j.mu.Lock()
-	if j.mu.status != StatusCreated && j.mu.status != StatusRestarting {
-		j.mu.Unlock()
-		return
-	}
-	j.mu.status = StatusRunning
-	j.restart.OnRunning(time.Now())
-	j.mu.Unlock()
-	j.jm.recordStatus(j, StatusRunning, "", 0)
-}
-
 // finish moves the job to a terminal status, once: later calls do nothing.
 // It records the status in etcd, ends the result stream, cancels the job on
 // its task managers (unless it finished) and releases its slots.
 func (j *Job) finish(status, msg string) {
-	j.transition.Lock()
-	j.mu.Lock()
-	if terminal(j.mu.status) {
-		j.mu.Unlock()
-		j.transition.Unlock()
-		return
-	}
-	from := j.mu.status
-	j.mu.status, j.mu.errMsg, j.mu.endMs = status, msg, time.Now().UnixMilli()
-	endMs := j.mu.endMs
-	cp := j.mu.cp
-	j.mu.cp = nil
-	j.mu.Unlock()
-	cp.stop()
-	if from == StatusCreated && !scheduler.JobStatus(from).CanTransition(scheduler.JobStatus(status)) {
-		j.jm.recordStatus(j, StatusRunning, "", 0)
-	}
-	j.jm.recordStatus(j, status, msg, endMs)
-	j.transition.Unlock()
-
-	log := j.jm.log.With(zap.String("job", j.id), zap.String("status", status))
-	if msg != "" {
-		log.Warn("job ended", zap.String("error", msg))
-	} else {
-		log.Info("job ended")
-	}
-	j.jm.metrics.jobEnded(status)
-	if status != StatusFinished {
-		j.jm.cancelOnTaskManagers(j, "")
-	}
-	// NB: slots and the result stream are settled before Wait returns, so
-	// a caller that saw the end can submit again at once.
-	j.jm.pool.Release(j.id)
-	j.endResults(status == StatusFinished)
-	close(j.done)
-	j.jm.retire(j.id)
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+		return lc.End(scheduler.JobStatus(status), msg)
+	})
 }
 
 // endedJobsInMemory is how many ended jobs the job manager keeps with their

@@ -463,11 +463,11 @@ func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (
 	}
 	j := newJob(jm, &g, nil, nil)
 	j.startMs = rec.StartUnixMs
-	j.mu.status = StatusRestarting
 	// NB: attempts of the resumed job count from this job manager's start
 	// (in seconds), above any attempt the earlier one deployed, so task
 	// managers replace whatever of the job they still run.
 	j.mu.attempt = int32(time.Now().Unix() - resumeEpoch)
+	j.mu.lc.Resume(j.mu.attempt)
 	if rec.Status != StatusRestarting {
 		if err := jm.store.SetJobStatusAs(ctx, jm.leadership(), rec.ID, StatusRestarting, "the job manager restarted", 0); err != nil {
 			return "", err
@@ -495,7 +495,9 @@ func (jm *JobManager) restartResumed() {
 		jm.wg.Add(1)
 		go func() {
 			defer jm.wg.Done()
-			jm.restartJob(j, 0)
+			j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+				return lc.RestartDelayElapsed(lc.NextAttempt(), time.Now())
+			})
 		}()
 	}
 }

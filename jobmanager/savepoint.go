@@ -19,6 +19,7 @@ import (
 	"github.com/braidflow/braid/checkpoint"
 	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/scheduler"
 )
 
 // Option keys a job restores from, as Flink names them.
@@ -93,7 +94,7 @@ func (jm *JobManager) runningJob(id string) (*Job, *checkpointRun, error) {
 		return nil, nil, notFound(id)
 	}
 	j.mu.Lock()
-	st, cp := j.mu.status, j.mu.cp
+	st, cp := j.statusLocked(), j.mu.cp
 	j.mu.Unlock()
 	if st != StatusRunning || cp == nil {
 		return nil, nil, status.Errorf(codes.FailedPrecondition, "job %s is %s, not RUNNING: no savepoint can be taken", j.id, st)
@@ -287,43 +288,30 @@ func (jm *JobManager) RescaleJob(ctx context.Context, id string, parallelism int
 	if parallelism < 1 || parallelism > maxP {
 		return j.id, "", status.Errorf(codes.InvalidArgument, "parallelism %d is outside 1..%d (the job's max parallelism)", parallelism, maxP)
 	}
-	j.mu.Lock()
-	why := j.unrestartableLocked()
-	j.mu.Unlock()
-	if why != "" {
+	if why := j.unrestartable(); why != "" {
 		return j.id, "", status.Errorf(codes.FailedPrecondition, "job %s cannot be rescaled: %s", j.id, why)
 	}
 	jobID, path, err = jm.TriggerSavepoint(ctx, j.id, "")
 	if err != nil {
 		return jobID, "", err
 	}
-	j.mu.Lock()
-	if j.mu.status != StatusRunning {
-		st := j.mu.status
-		j.mu.Unlock()
+	if !j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+		return lc.Rescale("rescaling to parallelism " + strconv.Itoa(parallelism))
+	}) {
+		st := j.Status()
 		return j.id, path, status.Errorf(codes.Aborted, "job %s became %s during the rescale; savepoint %s was taken", j.id, st, path)
 	}
-	j.mu.status = StatusRestarting
-	cp := j.mu.cp
-	j.mu.cp = nil
+	j.mu.Lock()
+	attempt := j.mu.lc.NextAttempt()
 	j.mu.Unlock()
-	cp.stop()
-	jm.recordStatus(j, StatusRestarting, "rescaling to parallelism "+strconv.Itoa(parallelism), 0)
-	jm.cancelAttempt(j)
-	jm.pool.Release(j.id)
 	old := setParallelism(j.graph, parallelism)
 	jm.log.Info("job rescaling", zap.String("job", j.id), zap.Int("parallelism", parallelism), zap.String("savepoint", path))
-	if err := jm.redeploy(j); err != nil {
-		jm.cancelAttempt(j)
-		jm.pool.Release(j.id)
+	if err := jm.redeploy(j, attempt); err != nil {
 		for i, v := range j.graph.Vertices {
 			v.Parallelism = old[i]
 		}
-		jm.wg.Add(1)
-		go func() {
-			defer jm.wg.Done()
-			jm.restartJob(j, 0)
-		}()
+		// NB: the lifecycle retries the restart at the old parallelism.
+		j.deployFailed(attempt, err)
 		return j.id, path, status.Errorf(codes.ResourceExhausted, "job %s: rescale to parallelism %d failed (%v); it restarts from savepoint %s at its old parallelism", j.id, parallelism, err, path)
 	}
 	return j.id, path, nil

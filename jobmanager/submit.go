@@ -17,6 +17,7 @@ import (
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/scheduler"
 )
 
 // rpcTimeout bounds each control RPC to a task manager.
@@ -97,11 +98,12 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 	}
 	jm.log.Info("job submitted", zap.String("job", j.id), zap.String("name", graph.Name), zap.Int("subtasks", len(placements)))
 	if err := jm.deploy(ctx, j, restore); err != nil {
-		j.finish(StatusFailed, err.Error())
+		j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
+			return lc.DeployFailed(0, err.Error(), true, time.Now())
+		})
 		return nil, err
 	}
-	j.setRunning()
-	j.startCheckpoints()
+	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action { return lc.Deployed(0, time.Now()) })
 	return j, nil
 }
 

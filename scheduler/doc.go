@@ -35,4 +35,15 @@
 //	restart, delay, reason := p.OnFailure(now, types.ClassOf(err))
 //	...
 //	p.OnRunning(now) // every subtask runs again
+//
+// JobLifecycle is a job's whole lifecycle as a pure state machine, built on
+// JobStatus and RestartPolicy: events (an attempt deployed, a subtask
+// report, a lost task manager, failing checkpoints, a cancel) go in,
+// actions (record a status, cancel an attempt, schedule a restart, deploy
+// the next attempt, start or stop checkpoints, finish) come out, for the
+// job manager to perform in order (testdata/lifecycle.txt):
+//
+//	lc := scheduler.NewJobLifecycle(scheduler.LifecycleConfig{Graph: graph})
+//	if lc.Deploying(0, placements) { ... deploy ...; acts = lc.Deployed(0, now) }
+//	acts = lc.SubtaskReport(0, v, s, state, msg, class, now)
 package scheduler
