@@ -230,6 +230,7 @@ func (jm *JobManager) redeploy(j *Job, attempt int32) error {
 	var restore *braidv1.RestoreSpec
 	cp, ok, err := jm.store.LatestCheckpoint(ctx, j.id)
 	if err != nil {
+		jm.pool.Release(j.id)
 		return err
 	}
 	if ok {
@@ -238,7 +239,8 @@ func (jm *JobManager) redeploy(j *Job, attempt int32) error {
 		restore = j.initial
 	}
 	if !j.deploying(attempt, placements) {
-		return nil // canceled meanwhile
+		jm.pool.Release(j.id) // canceled meanwhile: give back what Schedule took
+		return nil
 	}
 	if err := j.restartResults(attempt, cp.ID); err != nil {
 		j.finish(StatusFailed, "results of the query: "+err.Error())

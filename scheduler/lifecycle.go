@@ -45,6 +45,18 @@ type JobLifecycle struct {
 	failing bool
 	// checkpoints is set while the current attempt's checkpoints run.
 	checkpoints bool
+	// deploying is set between Deploying and Deployed (or DeployFailed);
+	// a failure of the attempt meanwhile waits in pending and is handled at
+	// Deployed, so the job neither restarts twice nor runs on a failed
+	// attempt.
+	deploying bool
+	pending   *pendingFailure
+}
+
+// pendingFailure is a failure of an attempt still being deployed.
+type pendingFailure struct {
+	msg   string
+	class types.ErrorClass
 }
 
 // SubtaskID names one subtask of a job graph.
@@ -189,6 +201,7 @@ func (l *JobLifecycle) Deploying(attempt int32, placements []*braidv1.Placement)
 		return false
 	}
 	l.attempt, l.failing = attempt, false
+	l.deploying, l.pending = true, nil
 	l.subtasks = make(map[SubtaskID]*lifecycleSubtask, len(placements))
 	l.taskManagers = map[string]bool{}
 	for _, p := range placements {
@@ -200,13 +213,23 @@ func (l *JobLifecycle) Deploying(attempt int32, placements []*braidv1.Placement)
 
 // Deployed: every task manager accepted the attempt. The job runs.
 func (l *JobLifecycle) Deployed(attempt int32, now time.Time) []Action {
-	if attempt != l.attempt || (l.status != JobCreated && l.status != JobRestarting) {
+	if attempt != l.attempt || !l.deploying {
+		return nil
+	}
+	l.deploying = false
+	if l.status != JobCreated && l.status != JobRestarting {
 		return nil // NB: a bounded job may have finished before it was recorded RUNNING
 	}
 	l.status, l.msg = JobRunning, ""
 	l.restart.OnRunning(now)
 	l.checkpoints = true
-	return []Action{RecordStatus{Status: JobRunning}, StartCheckpoints{Attempt: attempt}}
+	acts := []Action{RecordStatus{Status: JobRunning}, StartCheckpoints{Attempt: attempt}}
+	if p := l.pending; p != nil {
+		// NB: the attempt failed while it was being deployed.
+		l.pending = nil
+		acts = append(acts, l.fail(p.msg, p.class, now)...)
+	}
+	return acts
 }
 
 // DeployFailed: the attempt could not be placed or deployed, with err.
@@ -215,6 +238,9 @@ func (l *JobLifecycle) Deployed(attempt int32, now time.Time) []Action {
 // not run on part of its state, so it fails. A first attempt that fails to
 // deploy fails the job; a restart is retried after the retry delay.
 func (l *JobLifecycle) DeployFailed(attempt int32, err string, restorable bool, now time.Time) []Action {
+	if attempt == l.attempt {
+		l.deploying, l.pending = false, nil
+	}
 	switch {
 	case l.status == JobCreated && attempt == 0:
 		return l.finish(JobFailed, err)
@@ -362,7 +388,16 @@ func (l *JobLifecycle) End(status JobStatus, msg string) []Action {
 // and the next attempt is deployed after the strategy's delay. Failures
 // while the job is already restarting or ended are ignored.
 func (l *JobLifecycle) fail(msg string, class types.ErrorClass, now time.Time) []Action {
-	if l.status.Terminal() || l.status == JobRestarting {
+	if l.status.Terminal() {
+		return nil
+	}
+	if l.deploying {
+		if l.pending == nil {
+			l.pending = &pendingFailure{msg: msg, class: class}
+		}
+		return nil
+	}
+	if l.status == JobRestarting {
 		return nil
 	}
 	if l.unrestartable != "" {
