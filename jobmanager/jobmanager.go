@@ -22,6 +22,7 @@ import (
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/grpcrecover"
+	"github.com/braidflow/braid/internal/netaddr"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -186,7 +187,7 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 
 	served = true
 	jm.serveGRPC(lis)
-	jm.advertise = advertiseAddr(jm.cfg.Advertise, jm.lis.Addr())
+	jm.advertise = netaddr.Advertise(jm.cfg.Advertise, jm.lis.Addr())
 	if httpLis != nil {
 		jm.serveHTTP(httpLis)
 	}

@@ -2,8 +2,6 @@ package jobmanager
 
 import (
 	"context"
-	"net"
-	"os"
 	"strings"
 	"time"
 
@@ -178,25 +176,4 @@ func (jm *JobManager) leaderGate() []grpc.ServerOption {
 			return h(srv, ss)
 		}),
 	}
-}
-
-// advertiseAddr is the address a job manager is named by in etcd: the
-// configured one, else the bound listen address with an unspecified host
-// replaced by the hostname.
-func advertiseAddr(configured string, bound net.Addr) string {
-	if configured != "" {
-		return configured
-	}
-	host, port, err := net.SplitHostPort(bound.String())
-	if err != nil {
-		return bound.String()
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		if h, err := os.Hostname(); err == nil && h != "" {
-			host = h
-		} else {
-			host = "127.0.0.1"
-		}
-	}
-	return net.JoinHostPort(host, port)
 }

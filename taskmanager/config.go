@@ -67,25 +67,6 @@ func (c *Config) setDefaults() error {
 	return nil
 }
 
-// advertise returns the address to register, given the bound one.
-func advertise(configured string, bound net.Addr) string {
-	if configured != "" {
-		return configured
-	}
-	host, port, err := net.SplitHostPort(bound.String())
-	if err != nil {
-		return bound.String()
-	}
-	if ip := net.ParseIP(host); host == "" || (ip != nil && ip.IsUnspecified()) {
-		if h, err := os.Hostname(); err == nil && h != "" {
-			host = h
-		} else {
-			host = "127.0.0.1"
-		}
-	}
-	return net.JoinHostPort(host, port)
-}
-
 // defaultID returns hostname-port, or a random id when the hostname is
 // unknown.
 func defaultID(addr string) string {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/braidflow/braid/internal/grpcrecover"
 	"github.com/braidflow/braid/internal/leaderhint"
+	"github.com/braidflow/braid/internal/netaddr"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
 )
@@ -97,7 +98,7 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 		return fmt.Errorf("taskmanager: listen on %s: %w", tm.cfg.Listen, err)
 	}
 	tm.lis = lis
-	tm.addr = advertise(tm.cfg.Advertise, lis.Addr())
+	tm.addr = netaddr.Advertise(tm.cfg.Advertise, lis.Addr())
 	tm.id = tm.cfg.ID
 	if tm.id == "" {
 		tm.id = defaultID(tm.addr)

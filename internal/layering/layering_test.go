@@ -46,6 +46,8 @@ var allowed = map[string][]string{
 
 	// The panic-recovering interceptors both servers install.
 	"internal/grpcrecover": {},
+	// The advertised-address rule both servers share.
+	"internal/netaddr": {},
 	// How a standby job manager names the leader, for servers and clients.
 	"internal/leaderhint": {},
 }
