@@ -273,10 +273,6 @@ func (w *sinkWriter) begin() error {
 	return nil
 }
 
-// inTxn reports whether an epoch's records are in an open transaction,
-// which is the case exactly when some epoch is sealed or cur has records.
-func (w *sinkWriter) inTxn() bool { return len(w.sealed) > 0 || len(w.cur) > 0 }
-
 func (w *sinkWriter) marker(epoch int64) sinkRecord {
 	return sinkRecord{Partition: w.markerP, Value: binary.BigEndian.AppendUint64(nil, uint64(epoch))}
 }
@@ -595,11 +591,11 @@ func (w *sinkWriter) recoverEpochs(ctx context.Context, cl *kgo.Client, txnID st
 		w.discard = w.discard || txnID == w.txnID
 		return nil
 	}
-	var todo []sinkRecord
+	var unwritten []sinkRecord
 	last := int64(0)
 	for _, ep := range st.epochs {
 		if ep.id > committed {
-			todo = append(todo, ep.recs...)
+			unwritten = append(unwritten, ep.recs...)
 			last = ep.id
 		}
 	}
@@ -609,7 +605,7 @@ func (w *sinkWriter) recoverEpochs(ctx context.Context, cl *kgo.Client, txnID st
 	if err := cl.BeginTransaction(); err != nil {
 		return w.cfg.Err("begin transaction", err)
 	}
-	for _, r := range todo {
+	for _, r := range unwritten {
 		cl.Produce(ctx, &kgo.Record{Partition: r.Partition, Value: r.Value}, w.ack)
 	}
 	cl.Produce(ctx, &kgo.Record{Topic: sinkEpochTopic, Partition: st.markerP, Key: []byte(txnID),

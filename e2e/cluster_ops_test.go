@@ -49,15 +49,24 @@ func latestJob(t *testing.T, endpoint, name string) string {
 	if err != nil {
 		t.Fatalf("jobs list: %v\n%s", err, stderr)
 	}
-	id := ""
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) > 2 && f[1] == name {
-			id = f[0]
-		}
-	}
+	id := jobNamed(out, name, true)
 	if id == "" {
 		t.Fatalf("no job named %s in:\n%s", name, out)
+	}
+	return id
+}
+
+// jobNamed returns the id of a job named name in the output of `braid jobs
+// list`: of the last line naming it when last is set, else of the first;
+// "" when there is none.
+func jobNamed(list, name string, last bool) string {
+	id := ""
+	for _, line := range strings.Split(list, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[1] == name {
+			if id = f[0]; !last {
+				break
+			}
+		}
 	}
 	return id
 }

@@ -223,10 +223,8 @@ func waitJobNamed(t *testing.T, endpoint, name string, timeout time.Duration) st
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
 		out, _, _ := braid(t, 10*time.Second, "jobs", "list", "--endpoint", endpoint)
-		for _, line := range strings.Split(out, "\n") {
-			if f := strings.Fields(line); len(f) > 2 && f[1] == name {
-				return f[0]
-			}
+		if id := jobNamed(out, name, false); id != "" {
+			return id
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

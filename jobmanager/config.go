@@ -3,11 +3,13 @@ package jobmanager
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -59,6 +61,11 @@ type Config struct {
 	// a session's execution.checkpointing.* options override; nil means
 	// Flink's defaults (checkpoints disabled).
 	Checkpoint *braidv1.CheckpointConfig
+	// CheckpointOptions give the cluster's defaults as job options
+	// (execution.checkpointing.* and state.checkpoints.num-retained, with
+	// Flink's values, as the jobmanager command's flags carry them); New
+	// resolves them over Checkpoint and refuses a bad one.
+	CheckpointOptions map[string]string
 	// CheckpointDir is where jobs keep their checkpoints unless they set
 	// state.checkpoints.dir: a directory or file:// URI, or
 	// s3://bucket/prefix?endpoint=...&region=.... Empty means
@@ -85,6 +92,13 @@ type Config struct {
 }
 
 func (c *Config) setDefaults() error {
+	if len(c.CheckpointOptions) > 0 {
+		cp, err := jobgraph.ResolveCheckpointing(c.CheckpointOptions, c.Checkpoint)
+		if err != nil {
+			return fmt.Errorf("jobmanager: checkpoint defaults: %w", err)
+		}
+		c.Checkpoint = cp
+	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen
 	}

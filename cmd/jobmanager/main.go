@@ -24,7 +24,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobmanager"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
 func main() {
@@ -34,28 +33,32 @@ func main() {
 	etcd := flag.String("etcd", "", "comma-separated etcd endpoints (empty: run an embedded etcd)")
 	kafka := flag.String("kafka", "", "comma-separated Kafka bootstrap servers (empty: run an embedded broker)")
 	heartbeat := flag.Duration("heartbeat-timeout", jobmanager.DefaultHeartbeatTimeout, "a task manager silent this long is lost")
-	cpInterval := flag.Duration("checkpoint-interval", 0, "default execution.checkpointing.interval of jobs (0: jobs take no checkpoints unless they set it)")
-	cpTimeout := flag.Duration("checkpoint-timeout", 10*time.Minute, "default execution.checkpointing.timeout")
-	cpMinPause := flag.Duration("checkpoint-min-pause", 0, "default execution.checkpointing.min-pause")
-	cpConcurrent := flag.Int("checkpoint-max-concurrent", 1, "default execution.checkpointing.max-concurrent-checkpoints")
-	cpTolerable := flag.Int("checkpoint-tolerable-failures", 0, "default execution.checkpointing.tolerable-failed-checkpoints")
-	cpMode := flag.String("checkpoint-mode", "EXACTLY_ONCE", "default execution.checkpointing.mode: EXACTLY_ONCE or AT_LEAST_ONCE")
-	cpRetained := flag.Int("checkpoints-retained", 1, "default state.checkpoints.num-retained")
+	// Each --checkpoint-* flag is the cluster's default of one job option;
+	// the job manager checks them as it checks the same options in SET.
+	cpFlags := map[string]string{
+		"checkpoint-interval":           "execution.checkpointing.interval",
+		"checkpoint-timeout":            "execution.checkpointing.timeout",
+		"checkpoint-min-pause":          "execution.checkpointing.min-pause",
+		"checkpoint-max-concurrent":     "execution.checkpointing.max-concurrent-checkpoints",
+		"checkpoint-tolerable-failures": "execution.checkpointing.tolerable-failed-checkpoints",
+		"checkpoint-mode":               "execution.checkpointing.mode",
+		"checkpoints-retained":          "state.checkpoints.num-retained",
+	}
+	for name, option := range cpFlags {
+		flag.String(name, "", "cluster default of '"+option+"' (Flink's syntax, e.g. 10s, AT_LEAST_ONCE)")
+	}
 	ha := flag.Bool("ha", false, "high availability: campaign for leadership with the other job managers on --etcd (requires --etcd and --kafka)")
 	leaderLease := flag.Duration("leader-lease", jobmanager.DefaultLeaderLease, "with --ha, a leader silent this long is replaced (whole seconds)")
 	advertise := flag.String("advertise", "", "address task managers and clients reach this job manager at (default: the listen address, hostname for an unspecified host)")
 	checkpointDir := flag.String("checkpoint-dir", "", "default checkpoint storage: a directory, file:// or s3://bucket/prefix?endpoint=...&region=... URI (empty: <data-dir>/checkpoints)")
 	flag.Parse()
 
-	if *cpMode != "EXACTLY_ONCE" && *cpMode != "AT_LEAST_ONCE" {
-		fmt.Fprintf(os.Stderr, "jobmanager: --checkpoint-mode %q: want EXACTLY_ONCE or AT_LEAST_ONCE\n", *cpMode)
-		os.Exit(2)
-	}
-	cpDefaults := &braidv1.CheckpointConfig{
-		IntervalMs: cpInterval.Milliseconds(), TimeoutMs: cpTimeout.Milliseconds(), MinPauseMs: cpMinPause.Milliseconds(),
-		MaxConcurrent: int32(*cpConcurrent), TolerableFailed: int32(*cpTolerable), AtLeastOnce: *cpMode == "AT_LEAST_ONCE",
-		NumRetained: int32(*cpRetained),
-	}
+	cpDefaults := map[string]string{}
+	flag.Visit(func(f *flag.Flag) {
+		if option, ok := cpFlags[f.Name]; ok {
+			cpDefaults[option] = f.Value.String()
+		}
+	})
 
 	log, err := zap.NewProduction()
 	if err != nil {
@@ -69,7 +72,7 @@ func main() {
 	jm, err := jobmanager.New(jobmanager.Config{
 		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
 		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
-		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, Checkpoint: cpDefaults,
+		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 	})
 	if err == nil {

@@ -1,0 +1,26 @@
+package jobmanager
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCheckpointOptionsResolved checks that the cluster's checkpoint
+// defaults, given as job options, are resolved as SET resolves them and
+// that a bad one stops New.
+func TestCheckpointOptionsResolved(t *testing.T) {
+	jm, err := New(Config{DataDir: t.TempDir(), CheckpointOptions: map[string]string{
+		"execution.checkpointing.interval": "10s",
+		"execution.checkpointing.mode":     "AT_LEAST_ONCE",
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cp := jm.cfg.Checkpoint; cp.GetIntervalMs() != 10_000 || !cp.GetAtLeastOnce() || cp.GetTimeoutMs() != 600_000 {
+		t.Fatalf("resolved defaults: %v", cp)
+	}
+	_, err = New(Config{DataDir: t.TempDir(), CheckpointOptions: map[string]string{"execution.checkpointing.mode": "bogus"}})
+	if err == nil || !strings.Contains(err.Error(), "execution.checkpointing.mode") {
+		t.Fatalf("a bad mode: %v", err)
+	}
+}
