@@ -81,8 +81,11 @@ type Action interface {
 // Trigger asks the sources to start checkpoint ID: each records its
 // position and emits a barrier.
 type Trigger struct {
-	ID              int64
-	Savepoint       bool
+	ID        int64
+	Savepoint bool
+	// Stop makes a savepoint stop the job: the sources emit nothing after
+	// its barrier, and once it completes the tasks end without flushing.
+	Stop            bool
 	TimestampUnixMs int64
 	Sources         []TaskID
 }
@@ -152,7 +155,11 @@ func (Delete) action()         {}
 func (FailJob) action()        {}
 
 func (a Trigger) String() string {
-	return fmt.Sprintf("trigger%s id=%d ts=%d sources=%s", savepointWord(a.Savepoint), a.ID, a.TimestampUnixMs, tasksString(a.Sources))
+	stop := ""
+	if a.Stop {
+		stop = " stop"
+	}
+	return fmt.Sprintf("trigger%s%s id=%d ts=%d sources=%s", savepointWord(a.Savepoint), stop, a.ID, a.TimestampUnixMs, tasksString(a.Sources))
 }
 
 func (a CommitManifest) String() string {
@@ -212,6 +219,7 @@ func sortTasks(ts []TaskID) {
 type pending struct {
 	id        int64
 	savepoint bool
+	stop      bool
 	triggered time.Time
 	acks      map[TaskID]SubtaskState
 	// committing is set once every task acked: the caller is writing the
@@ -278,8 +286,27 @@ type Coordinator struct {
 	completedOnce bool
 
 	failures int  // consecutive failed checkpoints
-	finished bool // a task finished: no more triggers
+	finished bool // a task finished with no state to carry: no more triggers
 	failed   bool // FailJob was returned: no more triggers
+	stopped  bool // a stop-with-savepoint completed: no more triggers
+
+	// ended marks the sources whose data ended (SourceEnded). Once every
+	// source's data ended, the next checkpoint is triggered at once
+	// (finalTriggered): the final checkpoint, after which the tasks finish.
+	ended          map[TaskID]bool
+	allEnded       bool
+	finalTriggered bool
+	// last holds each task's state in the latest completed checkpoint or
+	// savepoint that it acknowledged; carried holds the states that
+	// finished tasks contribute to every later checkpoint.
+	last    map[TaskID]taskState
+	carried map[TaskID]SubtaskState
+	// latestDone is the latest completed checkpoint or savepoint; once the
+	// job is ending (allEnded or stopped) its notice is repeated every
+	// renotifyEvery, so a task waiting for it to finish is not stuck on a
+	// lost notice.
+	latestDone   Notify
+	lastNotifyAt time.Time
 
 	// deleted remembers keys of the last deletedMemory Delete actions
 	// (key -> deletion number), so that an ack that references one (a
@@ -306,6 +333,9 @@ func NewCoordinator(cfg Config, tasks []TaskID, sources []TaskID, retained []Com
 		refs:        map[string]int{},
 		lastTrigger: now,
 		deleted:     map[string]int{},
+		ended:       map[TaskID]bool{},
+		last:        map[TaskID]taskState{},
+		carried:     map[TaskID]SubtaskState{},
 	}
 	for _, t := range tasks {
 		c.tasks[t] = true
@@ -325,13 +355,26 @@ func NewCoordinator(cfg Config, tasks []TaskID, sources []TaskID, retained []Com
 	return c
 }
 
+// renotifyEvery is how often the notice of the latest completed checkpoint
+// is repeated while the job ends (see Coordinator.latestDone).
+const renotifyEvery = 5 * time.Second
+
+// taskState is a task's acknowledged state in a completed checkpoint.
+type taskState struct {
+	id    int64
+	state SubtaskState
+}
+
 // Tick advances time: it aborts checkpoints that missed their timeout
-// (each counts as a failure) and triggers a periodic checkpoint when one is
-// due: Interval has passed since the last periodic trigger, MinPause since
-// the last completed checkpoint, fewer than MaxConcurrent checkpoints are
-// pending, and no task has finished. A trigger that is held back happens at
-// the first Tick that allows it; ticks should come often compared with the
-// interval.
+// (each counts as a failure) and triggers a checkpoint when one is due: the
+// final checkpoint as soon as every source's data ended and fewer than
+// MaxConcurrent checkpoints are pending, else a periodic one when Interval
+// has passed since the last periodic trigger, MinPause since the last
+// completed checkpoint, fewer than MaxConcurrent checkpoints are pending,
+// and no task has finished without a state to carry. A trigger that is
+// held back happens at the first Tick that allows it; ticks should come
+// often compared with the interval. While the job ends it also repeats the
+// latest completion notice every renotifyEvery.
 func (c *Coordinator) Tick(now time.Time) []Action {
 	var acts []Action
 	for _, p := range c.sortedPending() {
@@ -339,14 +382,31 @@ func (c *Coordinator) Tick(now time.Time) []Action {
 			acts = append(acts, c.abort(p, fmt.Sprintf("expired after %v", c.cfg.Timeout), true)...)
 		}
 	}
-	if c.periodicDue(now) {
-		acts = append(acts, c.trigger(now, false))
+	switch {
+	case c.finalDue():
+		c.finalTriggered = true
+		acts = append(acts, c.trigger(now, false, false))
+	case c.periodicDue(now):
+		acts = append(acts, c.trigger(now, false, false))
+	}
+	if (c.allEnded || c.stopped) && c.latestDone.ID > 0 && !now.Before(c.lastNotifyAt.Add(renotifyEvery)) {
+		c.lastNotifyAt = now
+		acts = append(acts, c.latestDone)
 	}
 	return acts
 }
 
+// canTrigger reports whether any checkpoint may be triggered at all.
+func (c *Coordinator) canTrigger() bool {
+	return !c.failed && !c.finished && !c.stopped && len(c.liveSources()) > 0
+}
+
+func (c *Coordinator) finalDue() bool {
+	return c.allEnded && !c.finalTriggered && c.canTrigger() && len(c.pending) < c.cfg.MaxConcurrent
+}
+
 func (c *Coordinator) periodicDue(now time.Time) bool {
-	if c.failed || c.finished || c.cfg.Interval <= 0 || now.Before(c.lastTrigger.Add(c.cfg.Interval)) {
+	if !c.canTrigger() || c.cfg.Interval <= 0 || now.Before(c.lastTrigger.Add(c.cfg.Interval)) {
 		return false
 	}
 	if len(c.pending) >= c.cfg.MaxConcurrent {
@@ -365,29 +425,65 @@ func (c *Coordinator) periodicDue(now time.Time) bool {
 	return true
 }
 
+// liveSources returns the sources that have not finished.
+func (c *Coordinator) liveSources() []TaskID {
+	var out []TaskID
+	for _, t := range c.sources {
+		if _, done := c.carried[t]; !done {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// SourceEnded records that source task t's data ended: it waits for a
+// checkpoint taken after that point. Once every source's data ended, the
+// final checkpoint is triggered at the next Tick (it is returned now when
+// due), whatever the interval.
+func (c *Coordinator) SourceEnded(t TaskID, now time.Time) []Action {
+	if !c.tasks[t] || c.ended[t] {
+		return nil
+	}
+	c.ended[t] = true
+	for _, s := range c.sources {
+		if !c.ended[s] {
+			return nil
+		}
+	}
+	c.allEnded = true
+	return c.Tick(now)
+}
+
 // TriggerSavepoint triggers a savepoint now, regardless of the interval,
 // MinPause and MaxConcurrent, and returns its id. It returns id 0 and no
-// actions when no checkpoint can be taken any more (a task finished, or the
-// job is failing). The savepoint resolves like a checkpoint, reported with
+// actions when no checkpoint can be taken any more (a task finished with
+// no state to carry, or the job is failing or stopped). With stop it is a stop-with-savepoint: once
+// it completes nothing more is triggered. The savepoint resolves like a checkpoint, reported with
 // Savepoint set; its tasks upload it in full (Uploader.Full), it is never
 // deleted, it does not count against NumRetained, and its failure does not
 // count against TolerableFailed.
-func (c *Coordinator) TriggerSavepoint(now time.Time) (id int64, acts []Action) {
-	if c.failed || c.finished {
+func (c *Coordinator) TriggerSavepoint(now time.Time, stop bool) (id int64, acts []Action) {
+	if !c.canTrigger() {
 		return 0, nil
 	}
-	t := c.trigger(now, true)
+	t := c.trigger(now, true, stop)
 	return t.ID, []Action{t}
 }
 
-func (c *Coordinator) trigger(now time.Time, savepoint bool) Trigger {
+// trigger starts checkpoint or savepoint nextID at the live sources; the
+// finished tasks' states are in it from the start.
+func (c *Coordinator) trigger(now time.Time, savepoint, stop bool) Trigger {
 	id := c.nextID
 	c.nextID++
-	c.pending[id] = &pending{id: id, savepoint: savepoint, triggered: now, acks: map[TaskID]SubtaskState{}}
+	p := &pending{id: id, savepoint: savepoint, stop: stop, triggered: now, acks: map[TaskID]SubtaskState{}}
+	for t, st := range c.carried {
+		p.acks[t] = st
+	}
+	c.pending[id] = p
 	if !savepoint {
 		c.lastTrigger = now
 	}
-	return Trigger{ID: id, Savepoint: savepoint, TimestampUnixMs: now.UnixMilli(), Sources: append([]TaskID(nil), c.sources...)}
+	return Trigger{ID: id, Savepoint: savepoint, Stop: stop, TimestampUnixMs: now.UnixMilli(), Sources: c.liveSources()}
 }
 
 // Ack records task t's state for checkpoint id. When every task has
@@ -414,6 +510,11 @@ func (c *Coordinator) Ack(id int64, t TaskID, st SubtaskState, now time.Time) []
 	if len(p.acks) < len(c.tasks) {
 		return nil
 	}
+	return []Action{c.commitManifest(p)}
+}
+
+// commitManifest moves p, acknowledged by every task, to committing.
+func (c *Coordinator) commitManifest(p *pending) CommitManifest {
 	p.committing = true
 	subtasks := make([]SubtaskState, 0, len(p.acks))
 	for _, s := range p.acks {
@@ -423,13 +524,13 @@ func (c *Coordinator) Ack(id int64, t TaskID, st SubtaskState, now time.Time) []
 		a, b := subtasks[i], subtasks[j]
 		return a.Vertex < b.Vertex || (a.Vertex == b.Vertex && a.Subtask < b.Subtask)
 	})
-	return []Action{CommitManifest{
-		ID:              id,
+	return CommitManifest{
+		ID:              p.id,
 		Savepoint:       p.savepoint,
 		TimestampUnixMs: p.triggered.UnixMilli(),
-		ManifestKey:     ManifestKey(id, p.savepoint),
+		ManifestKey:     ManifestKey(p.id, p.savepoint),
 		Subtasks:        subtasks,
-	}}
+	}
 }
 
 // Decline aborts checkpoint id because task t could not take it (a
@@ -454,7 +555,19 @@ func (c *Coordinator) Committed(id int64, now time.Time) []Action {
 		return nil
 	}
 	delete(c.pending, id)
-	acts := []Action{Notify{ID: id, Completed: true, Savepoint: p.savepoint}}
+	n := Notify{ID: id, Completed: true, Savepoint: p.savepoint}
+	acts := []Action{n}
+	if id > c.latestDone.ID {
+		c.latestDone, c.lastNotifyAt = n, now
+	}
+	for t, st := range p.acks {
+		if prev, ok := c.last[t]; !ok || prev.id < id {
+			c.last[t] = taskState{id: id, state: st}
+		}
+	}
+	if p.stop {
+		c.stopped = true
+	}
 	done := Completed{ID: id, ManifestKey: ManifestKey(id, p.savepoint), Keys: p.keys(), Savepoint: p.savepoint}
 	// NB: adopt the new references before anything is deleted.
 	for _, k := range done.Keys {
@@ -564,17 +677,37 @@ func (c *Coordinator) CommitFailed(id int64, err error, unknown bool, now time.T
 	return c.abort(p, fmt.Sprintf("commit failed: %v", err), true)
 }
 
-// TaskFinished records that task t finished (its input ended). From then
-// on no checkpoint or savepoint is triggered: Braid does not checkpoint a
-// job with finished tasks (Flink's FLIP-147). Pending checkpoints that t
-// has not acknowledged can never complete, so they are aborted; these
-// aborts are not failures.
+// TaskFinished records that task t finished. A task finishes once a
+// checkpoint it took after its data ended completed, so its state in the
+// latest completed checkpoint it acknowledged is final: that state is
+// carried into every later checkpoint, pending ones included (which may
+// complete with it), and t gets no more triggers (Flink's FLIP-147). A
+// task that finished without such a state (a job whose tasks end without
+// a final checkpoint) stops all checkpoints instead: pending ones that t
+// has not acknowledged can never complete and are aborted, not counting as
+// failures.
 func (c *Coordinator) TaskFinished(t TaskID) []Action {
 	if !c.tasks[t] {
 		return nil
 	}
-	c.finished = true
+	if _, done := c.carried[t]; done {
+		return nil
+	}
 	var acts []Action
+	if last, ok := c.last[t]; ok && !c.finished {
+		c.carried[t] = last.state
+		for _, p := range c.sortedPending() {
+			if _, acked := p.acks[t]; acked || p.committing {
+				continue
+			}
+			p.acks[t] = last.state
+			if len(p.acks) == len(c.tasks) {
+				acts = append(acts, c.commitManifest(p))
+			}
+		}
+		return acts
+	}
+	c.finished = true
 	for _, p := range c.sortedPending() {
 		if _, acked := p.acks[t]; !acked && !p.committing {
 			acts = append(acts, c.abort(p, fmt.Sprintf("task %v finished", t), false)...)

@@ -149,7 +149,7 @@ func runRandom(t *testing.T, seed uint64) {
 		case r < 30:
 			apply(c.Tick(now))
 		case r < 33:
-			_, acts := c.TriggerSavepoint(now)
+			_, acts := c.TriggerSavepoint(now, false)
 			apply(acts)
 		case r < 75 && len(pend) > 0:
 			id := pend[rng.IntN(len(pend))]

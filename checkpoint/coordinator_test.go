@@ -19,12 +19,13 @@ import (
 //	    with one retained checkpoint per input line:
 //	    id=N [savepoint] [keys=(a,b)]
 //	tick t=15s
-//	savepoint t=15s
+//	savepoint t=15s [stop]
 //	ack id=N task=V/S t=15s [keys=(a,b)]
 //	decline id=N task=V/S t=15s [reason=...]
 //	committed id=N t=15s
 //	commit-failed id=N t=15s [unknown]
 //	finish task=V/S
+//	source-ended task=V/S t=15s
 //	state
 //
 // Times are offsets from a fixed start. Each command prints its actions,
@@ -113,7 +114,8 @@ func TestCoordinator(t *testing.T) {
 			acts = c.Tick(at())
 		case "savepoint":
 			var n int64
-			n, acts = c.TriggerSavepoint(at())
+			_, stop := args["stop"]
+			n, acts = c.TriggerSavepoint(at(), stop)
 			if n == 0 {
 				return "refused"
 			}
@@ -139,6 +141,8 @@ func TestCoordinator(t *testing.T) {
 			acts = c.CommitFailed(id(), errors.New("etcd: request failed"), unknown, at())
 		case "finish":
 			acts = c.TaskFinished(task())
+		case "source-ended":
+			acts = c.SourceEnded(task(), at())
 		case "state":
 			var b strings.Builder
 			fmt.Fprintf(&b, "pending: %v\n", c.Pending())

@@ -88,6 +88,8 @@ func TestManagedSinkBrokerCrash(t *testing.T) {
 	if err := s.EndInput(0, nil); err != nil {
 		t.Fatal(err)
 	}
+	snapshot(t, s, ckpt+1) // the final checkpoint
+	complete(t, s, ckpt+1)
 	s.Close()
 	got := managedRows(t, readTopic(t, brokers, "tbl", kgo.ReadCommitted()))
 	if want := rowsOf(0, next); !equalStrings(got, want) {

@@ -61,8 +61,11 @@ type logReader struct {
 	// whose rows may still be buffered in the decoder.
 	read map[int32]int64
 	// end holds, for a bounded read, the offset each unfinished partition
-	// must reach; nil when unbounded.
-	end map[int32]int64
+	// must reach; nil when unbounded. bound holds every owned partition's
+	// end offset, restored or listed when the read first started, and is
+	// part of the position.
+	end   map[int32]int64
+	bound map[int32]int64
 	// cl is the client of a running Run; nil otherwise.
 	cl *kgo.Client
 }
@@ -75,7 +78,7 @@ func (l *logReader) open(r operators.Restore, sub, par int, logger *zap.Logger) 
 	if l.logger == nil {
 		l.logger = zap.NewNop()
 	}
-	restored, err := restoredOffsets(l.kind, l.topic, r, l.subtask, l.par)
+	restored, bound, err := restoredOffsets(l.kind, l.topic, r, l.subtask, l.par)
 	if err != nil {
 		return err
 	}
@@ -83,13 +86,21 @@ func (l *logReader) open(r operators.Restore, sub, par int, logger *zap.Logger) 
 	for p, o := range restored {
 		l.next[p] = o
 	}
+	l.bound = map[int32]int64{}
+	for p, o := range bound {
+		l.bound[p] = o
+	}
 	l.read = map[int32]int64{}
 	return nil
 }
 
 // snapshot encodes the reader's position.
 func (l *logReader) snapshot() ([]byte, error) {
-	return encodePosition(logPosition{V: positionVersion, Topic: l.topic, Offsets: l.next})
+	pos := logPosition{V: positionVersion, Topic: l.topic, Offsets: l.next}
+	if l.bounded {
+		pos.Ends = l.bound
+	}
+	return encodePosition(pos)
 }
 
 // position returns a copy of the reader's position.
@@ -205,22 +216,13 @@ func (l *logReader) assign(ctx context.Context, adm *kadm.Client) (map[int32]kgo
 		}
 	}
 	if l.bounded {
-		// The last stable offset: a read_committed read cannot pass it.
-		ends, err := adm.ListCommittedOffsets(ctx, l.topic)
-		if err == nil {
-			err = ends.Error()
-		}
-		if err != nil {
+		if err := l.listBounds(ctx, adm, mine); err != nil {
 			return nil, err
 		}
 		l.end = map[int32]int64{}
 		for _, p := range mine {
-			e, ok := ends.Lookup(l.topic, p)
-			if !ok {
-				return nil, fmt.Errorf("no end offset for partition %d", p)
-			}
-			if e.Offset > l.next[p] {
-				l.end[p] = e.Offset
+			if e := l.bound[p]; e > l.next[p] {
+				l.end[p] = e
 			}
 		}
 	}
@@ -231,6 +233,39 @@ func (l *logReader) assign(ctx context.Context, adm *kadm.Client) (map[int32]kgo
 		}
 	}
 	return assign, nil
+}
+
+// listBounds lists the end offsets of the partitions in mine that have no
+// restored bound: the last stable offset, which a read_committed read
+// cannot pass.
+func (l *logReader) listBounds(ctx context.Context, adm *kadm.Client, mine []int32) error {
+	missing := false
+	for _, p := range mine {
+		if _, ok := l.bound[p]; !ok {
+			missing = true
+		}
+	}
+	if !missing {
+		return nil
+	}
+	ends, err := adm.ListCommittedOffsets(ctx, l.topic)
+	if err == nil {
+		err = ends.Error()
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range mine {
+		if _, ok := l.bound[p]; ok {
+			continue
+		}
+		e, ok := ends.Lookup(l.topic, p)
+		if !ok {
+			return fmt.Errorf("no end offset for partition %d", p)
+		}
+		l.bound[p] = e.Offset
+	}
+	return nil
 }
 
 // take decodes record r, unless a bounded read is past r's partition's

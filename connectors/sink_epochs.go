@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -128,11 +127,7 @@ type sinkWriter struct {
 	markerP  int32 // marker partition of txnID
 	scanFrom int64 // marker offset below every marker of this attempt
 	lastID   int64 // last checkpoint seen
-	ended    bool
-	// discard is set when this subtask's output was committed to its end
-	// by an earlier attempt (its end marker is in the marker topic): the
-	// rows a restore replays are dropped, and the state says so.
-	discard bool
+	ended    bool  // End was called
 	// savepointsOnly: the job takes no periodic checkpoints, so the writer
 	// never switches to transactions (Context.SavepointsOnly).
 	savepointsOnly bool
@@ -228,8 +223,8 @@ func (w *sinkWriter) Write(recs []sinkRecord) error {
 	if err := w.failure(); err != nil {
 		return err
 	}
-	if w.discard {
-		return nil
+	if w.ended {
+		return errors.New("connectors: sink written after the end of its input")
 	}
 	if !w.eos {
 		w.produce(recs)
@@ -335,12 +330,6 @@ func (w *sinkWriter) Snapshot(id int64) ([]byte, error) {
 		return nil, err
 	}
 	w.lastID = id
-	if w.discard {
-		return encodeSinkState(w.markerP, w.scanFrom, []sinkEpoch{{id: sinkEndEpoch}}), nil
-	}
-	if w.ended {
-		return encodeSinkState(w.markerP, w.scanFrom, nil), nil
-	}
 	if !w.eos {
 		if w.cfg.Guarantee >= guaranteeAtLeastOnce {
 			if err := w.flush(); err != nil {
@@ -420,47 +409,21 @@ func (w *sinkWriter) produceEpochs(eps []sinkEpoch, markerID int64) error {
 	return w.flush()
 }
 
-// End commits everything at the end of a bounded input: a final checkpoint
-// may never come. The last transaction carries the end marker
-// (sinkEndEpoch) instead of an epoch's: if the job then fails before it
-// finishes and resumes from an earlier checkpoint, the restored subtask
-// finds the end marker and drops the rows it is given again, which it had
-// all committed (see startTransactions).
+// End is called at the end of the sink's input. A transactional writer
+// keeps the last rows in the current epoch: the runtime takes a final
+// checkpoint after the end of a checkpointing job's data, whose barrier
+// seals the epoch and whose completion commits it (a job that fails first
+// replays the rows from an earlier checkpoint, so nothing is committed
+// twice). Any other writer flushes.
 func (w *sinkWriter) End() error {
-	if w.ended || w.discard {
-		w.ended = true
+	if w.ended {
 		return nil
 	}
-	if !w.eos {
-		w.ended = true
-		return w.flush()
+	w.ended = true
+	if w.eos {
+		return nil
 	}
-	if len(w.sealed) > 0 {
-		if err := w.end(kgo.TryCommit); err != nil {
-			return err
-		}
-		rest := w.sealed[1:]
-		if len(w.cur) > 0 {
-			rest = append(rest, sinkEpoch{id: w.lastID + 1, recs: w.cur})
-		}
-		if err := w.produceEpochs(rest, sinkEndEpoch); err != nil {
-			return err
-		}
-	} else {
-		// cur, if any, is in the open transaction already.
-		if err := w.begin(); err != nil {
-			return err
-		}
-		w.produceMarker(sinkEndEpoch)
-		if err := w.flush(); err != nil {
-			return err
-		}
-	}
-	if err := w.end(kgo.TryCommit); err != nil {
-		return err
-	}
-	w.sealed, w.cur, w.ended = nil, nil, true
-	return nil
+	return w.flush()
 }
 
 // Close closes the client. An open transaction is aborted on a best-effort
@@ -486,10 +449,6 @@ func (w *sinkWriter) Close() {
 	w.cl.Close()
 	w.cl = nil
 }
-
-// sinkEndEpoch is the marker of a sink subtask that committed its output
-// to the end of its input.
-const sinkEndEpoch int64 = math.MaxInt64
 
 // startTransactions turns the writer transactional. It fences this
 // subtask's transactional id (and, when rescaled, those of the old subtasks
@@ -574,22 +533,9 @@ func (w *sinkWriter) recoverEpochs(ctx context.Context, cl *kgo.Client, txnID st
 	if err != nil {
 		return fmt.Errorf("%s: restore: %w", w.cfg.Topic, err)
 	}
-	for _, ep := range st.epochs {
-		if ep.id == sinkEndEpoch {
-			// An earlier restore found this subtask's end marker.
-			w.discard = w.discard || txnID == w.txnID
-			return nil
-		}
-	}
 	committed, err := committedEpoch(ctx, w.cfg.Brokers, txnID, st.markerP, st.scanFrom, fenced)
 	if err != nil {
 		return w.cfg.Err("read markers", err)
-	}
-	if committed == sinkEndEpoch {
-		// The failed attempt committed this subtask's output to its end:
-		// what the restore replays was all written.
-		w.discard = w.discard || txnID == w.txnID
-		return nil
 	}
 	var unwritten []sinkRecord
 	last := int64(0)

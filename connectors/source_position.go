@@ -46,41 +46,59 @@ type logPosition struct {
 	V       int             `json:"v"`
 	Topic   string          `json:"topic"`
 	Offsets map[int32]int64 `json:"offsets"`
+	// Ends is a bounded read's end offset of each owned partition, as
+	// listed when the read first started: a restored bounded read stops
+	// where the original one would have, not at what the topic holds by
+	// then.
+	Ends map[int32]int64 `json:"ends,omitempty"`
 }
 
 // restoredOffsets returns the checkpointed next offset of each partition of
-// topic that subtask sub of par owns (p % par == sub). At the checkpoint's
-// parallelism r.State holds this subtask's position only; rescaled, it
-// holds every old subtask's, and their union is filtered by ownership.
-// Offsets of another topic (the table's topic was changed) are ignored. A
-// fresh start returns nil.
-func restoredOffsets(kind, topic string, r operators.Restore, sub, par int) (map[int32]int64, error) {
+// topic that subtask sub of par owns (p % par == sub), and a bounded read's
+// end offsets of those partitions. At the checkpoint's parallelism r.State
+// holds this subtask's position only; rescaled, it holds every old
+// subtask's, and their union is filtered by ownership. Offsets of another
+// topic (the table's topic was changed) are ignored. A fresh start returns
+// nil maps.
+func restoredOffsets(kind, topic string, r operators.Restore, sub, par int) (offsets, ends map[int32]int64, err error) {
 	if r.ID == 0 {
-		return nil, nil
+		return nil, nil, nil
 	}
-	out := map[int32]int64{}
+	offsets, ends = map[int32]int64{}, map[int32]int64{}
 	for _, b := range r.State {
 		if len(b) == 0 {
 			continue
 		}
 		var pos logPosition
 		if err := decodePosition(kind, b, &pos, &pos.V); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if pos.Topic != topic {
 			continue
 		}
-		for p, o := range pos.Offsets {
-			if int(p)%par != sub {
-				continue
-			}
-			if prev, dup := out[p]; dup && prev != o {
-				return nil, fmt.Errorf("%s: checkpoint %d holds two positions for topic %q partition %d (%d and %d)", kind, r.ID, topic, p, prev, o)
-			}
-			out[p] = o
+		if err := mergeOwned(kind, r.ID, topic, offsets, pos.Offsets, sub, par); err != nil {
+			return nil, nil, err
+		}
+		if err := mergeOwned(kind, r.ID, topic, ends, pos.Ends, sub, par); err != nil {
+			return nil, nil, err
 		}
 	}
-	return out, nil
+	return offsets, ends, nil
+}
+
+// mergeOwned adds to out the offsets of from whose partitions subtask sub
+// of par owns; two different offsets of one partition are an error.
+func mergeOwned(kind string, id int64, topic string, out, from map[int32]int64, sub, par int) error {
+	for p, o := range from {
+		if int(p)%par != sub {
+			continue
+		}
+		if prev, dup := out[p]; dup && prev != o {
+			return fmt.Errorf("%s: checkpoint %d holds two positions for topic %q partition %d (%d and %d)", kind, id, topic, p, prev, o)
+		}
+		out[p] = o
+	}
+	return nil
 }
 
 // idleUntilDone waits for ctx to end, calling operators.Idle every

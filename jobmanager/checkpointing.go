@@ -57,6 +57,9 @@ func joinStorageURI(base, elem string) string {
 // cpTick is how often a checkpoint run checks its timers.
 const cpTick = 50 * time.Millisecond
 
+// openRetry is how often a checkpoint run retries opening its storage.
+const openRetry = time.Second
+
 // checkpointRun coordinates the checkpoints of one attempt of a job: the
 // coordinator state machine, and the one goroutine (loop) that feeds it
 // events and performs its actions: triggers and notices to task managers,
@@ -98,7 +101,7 @@ func (j *Job) startCheckpoints() {
 		sources: map[string][]*braidv1.SubtaskRef{}, uri: j.jm.checkpointStorageURI(j), waiters: map[int64]chan savepointOutcome{},
 		log:    j.jm.log.With(zap.String("job", j.id), zap.Int32("attempt", j.mu.attempt)),
 		events: make(chan func(time.Time) []checkpoint.Action, 256), done: make(chan struct{}), stopped: make(chan struct{})}
-	var tasks, sources []checkpoint.TaskID
+	var tasks, sources, ended []checkpoint.TaskID
 	for _, p := range j.mu.placements {
 		t := checkpoint.TaskID{Vertex: int(p.Vertex), Subtask: int(p.Subtask)}
 		tasks = append(tasks, t)
@@ -106,6 +109,13 @@ func (j *Job) startCheckpoints() {
 			sources = append(sources, t)
 			r.sources[p.TaskManagerId] = append(r.sources[p.TaskManagerId], &braidv1.SubtaskRef{Vertex: p.Vertex, Subtask: p.Subtask})
 		}
+		// NB: a fast source's data may end before the run starts.
+		if st := j.mu.subtasks[subtaskKey{p.Vertex, p.Subtask}]; st != nil && st.dataEnded {
+			ended = append(ended, t)
+		}
+	}
+	for _, t := range ended {
+		r.post(func(now time.Time) []checkpoint.Action { return r.coord.SourceEnded(t, now) })
 	}
 	r.vertices = checkpoint.VerticesOf(j.graph)
 	j.mu.cp = r
@@ -147,6 +157,14 @@ func (r *checkpointRun) post(ev func(now time.Time) []checkpoint.Action) {
 	}
 }
 
+// sourceEnded tells the coordinator that a subtask's data ended (only
+// sources' matter to it).
+func (r *checkpointRun) sourceEnded(vertex, subtask int) {
+	r.post(func(now time.Time) []checkpoint.Action {
+		return r.coord.SourceEnded(checkpoint.TaskID{Vertex: vertex, Subtask: subtask}, now)
+	})
+}
+
 func (r *checkpointRun) taskFinished(vertex, subtask int) {
 	r.post(func(time.Time) []checkpoint.Action {
 		return r.coord.TaskFinished(checkpoint.TaskID{Vertex: vertex, Subtask: subtask})
@@ -182,11 +200,26 @@ func (r *checkpointRun) loop(tasks, sources []checkpoint.TaskID) {
 		case <-ctx.Done():
 		}
 	}()
-	if err := r.open(ctx, tasks, sources); err != nil {
-		if ctx.Err() == nil {
-			r.log.Warn("checkpoints disabled for this attempt", zap.Error(err))
+	// NB: retried: a job whose data ended waits for its final checkpoint,
+	// so storage that is unreachable for a while must not disable
+	// checkpoints for the rest of the attempt.
+	for warned := false; ; {
+		err := r.open(ctx, tasks, sources)
+		if err == nil {
+			break
 		}
-		return
+		if ctx.Err() != nil {
+			return
+		}
+		if !warned {
+			r.log.Warn("cannot open checkpoint storage; retrying", zap.String("storage", r.uri), zap.Error(err))
+			warned = true
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(openRetry):
+		}
 	}
 	defer r.storage.Close()
 	t := time.NewTicker(cpTick)
@@ -300,9 +333,25 @@ func (r *checkpointRun) perform(ctx context.Context, acts []checkpoint.Action) {
 func (r *checkpointRun) trigger(a checkpoint.Trigger) {
 	r.toTaskManagers("trigger checkpoint", a.ID, func(ctx context.Context, c braidv1.TaskServiceClient, tmID string) error {
 		_, err := c.TriggerCheckpoint(ctx, &braidv1.TriggerCheckpointRequest{JobId: r.j.id, Attempt: r.attempt, CheckpointId: a.ID,
-			TimestampUnixMs: a.TimestampUnixMs, Subtasks: r.sources[tmID], Savepoint: a.Savepoint})
+			TimestampUnixMs: a.TimestampUnixMs, Subtasks: r.liveSources(a, tmID), Savepoint: a.Savepoint, Stop: a.Stop})
 		return err
 	})
+}
+
+// liveSources returns the source subtasks on task manager tmID that
+// trigger a goes to (finished ones get none).
+func (r *checkpointRun) liveSources(a checkpoint.Trigger, tmID string) []*braidv1.SubtaskRef {
+	live := map[checkpoint.TaskID]bool{}
+	for _, t := range a.Sources {
+		live[t] = true
+	}
+	var out []*braidv1.SubtaskRef
+	for _, ref := range r.sources[tmID] {
+		if live[checkpoint.TaskID{Vertex: int(ref.Vertex), Subtask: int(ref.Subtask)}] {
+			out = append(out, ref)
+		}
+	}
+	return out
 }
 
 // toTaskManagers calls call for every task manager of the attempt, each in

@@ -50,6 +50,9 @@ type subtaskState struct {
 	rowsIn     int64
 	rowsOut    int64
 	remoteOut  int64
+	// dataEnded: the subtask's data ended and it waits for its final
+	// checkpoint (TaskStatusReport.data_ended; sticky).
+	dataEnded bool
 }
 
 // Job is a submitted job as the job manager tracks it. A job runs in
@@ -204,6 +207,12 @@ func (j *Job) report(r *braidv1.TaskStatusReport) {
 		if ok && !lc.Status().Terminal() && r.Attempt == j.mu.attempt && !subtaskEnded(st.state) {
 			st.state = r.State
 			st.rowsIn, st.rowsOut, st.remoteOut = r.RowsIn, r.RowsOut, r.RemoteRowsOut
+			if r.DataEnded && !st.dataEnded {
+				st.dataEnded = true
+				if cp := j.mu.cp; cp != nil && cp.attempt == r.Attempt {
+					cp.sourceEnded(int(r.Vertex), int(r.Subtask))
+				}
+			}
 		}
 		return lc.SubtaskReport(r.Attempt, r.Vertex, r.Subtask, r.State, r.Error, types.ErrorClass(r.ErrorClass), time.Now())
 	})

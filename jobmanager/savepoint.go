@@ -39,17 +39,18 @@ type savepointOutcome struct {
 	err  error
 }
 
-// savepoint triggers a savepoint on the run and waits for it to complete.
-// It returns the savepoint's id and manifest URI.
-func (r *checkpointRun) savepoint(ctx context.Context) (int64, string, error) {
+// savepoint triggers a savepoint on the run and waits for it to complete;
+// with stop, a stop-with-savepoint. It returns the savepoint's id and
+// manifest URI.
+func (r *checkpointRun) savepoint(ctx context.Context, stop bool) (int64, string, error) {
 	ch := make(chan savepointOutcome, 1)
 	ev := func(now time.Time) []checkpoint.Action {
-		id, acts := r.coord.TriggerSavepoint(now)
+		id, acts := r.coord.TriggerSavepoint(now, stop)
 		if id == 0 {
-			ch <- savepointOutcome{err: errors.New("the job cannot take a savepoint now: a task has finished or its checkpoints failed")}
+			ch <- savepointOutcome{err: errors.New("the job cannot take a savepoint now: it is stopping, a task finished without a final checkpoint, or its checkpoints failed")}
 			return nil
 		}
-		r.log.Info("savepoint triggered", zap.Int64("checkpoint", id))
+		r.log.Info("savepoint triggered", zap.Int64("checkpoint", id), zap.Bool("stop", stop))
 		r.waiters[id] = ch
 		return acts
 	}
@@ -106,28 +107,65 @@ func (jm *JobManager) runningJob(id string) (*Job, *checkpointRun, error) {
 // of its manifest: in the job's checkpoint storage, or, when dir is set, of
 // its copy under <dir>/<job id>/savepoint-<id>/. The job keeps running.
 func (jm *JobManager) TriggerSavepoint(ctx context.Context, id, dir string) (jobID, path string, err error) {
+	return jm.takeSavepoint(ctx, id, dir, false)
+}
+
+func (jm *JobManager) takeSavepoint(ctx context.Context, id, dir string, stop bool) (jobID, path string, err error) {
 	j, cp, err := jm.runningJob(id)
 	if err != nil {
 		return "", "", err
 	}
 	ctx, cancel := context.WithTimeout(ctx, savepointTimeout)
 	defer cancel()
-	spID, p, err := cp.savepoint(ctx)
+	spID, p, err := cp.savepoint(ctx, stop)
 	if err != nil {
 		return j.id, "", status.Errorf(codes.Aborted, "job %s: %v", j.id, err)
+	}
+	if stop {
+		// NB: before the copy: the sources stopped at the savepoint, so
+		// the job ends whether or not the copy succeeds.
+		jm.awaitStopped(ctx, j)
 	}
 	if dir != "" {
 		if p, err = copySavepoint(ctx, cp.uri, spID, joinStorageURI(dir, j.id)); err != nil {
 			return j.id, "", status.Errorf(codes.Unavailable, "job %s: savepoint %d completed but copying it to %s failed: %v", j.id, spID, dir, err)
 		}
 	}
-	jm.log.Info("savepoint completed", zap.String("job", j.id), zap.Int64("checkpoint", spID), zap.String("path", p))
+	jm.log.Info("savepoint completed", zap.String("job", j.id), zap.Int64("checkpoint", spID), zap.String("path", p), zap.Bool("stop", stop))
 	return j.id, p, nil
 }
 
-// StopJob stops a running job. With savepoint it takes a savepoint first
-// (copied under dir when set) and the job ends FINISHED, as Flink's
-// stop-with-savepoint does; if the savepoint fails, the job keeps running
+// stopTimeout bounds how long a stopped job's subtasks may take to end
+// after the savepoint that stopped them completed.
+const stopTimeout = 30 * time.Second
+
+// awaitStopped waits for job j, whose sources stopped at a completed
+// savepoint, to end: each subtask ends once it heard of the savepoint. If
+// that takes longer than stopTimeout the job is finished and its subtasks
+// canceled: everything the savepoint covers is committed, so nothing is
+// lost.
+func (jm *JobManager) awaitStopped(ctx context.Context, j *Job) {
+	t := time.NewTimer(stopTimeout)
+	defer t.Stop()
+	select {
+	case <-j.Done():
+		return
+	case <-t.C:
+		jm.log.Warn("stopped job's subtasks did not end; canceling them", zap.String("job", j.id))
+	case <-ctx.Done():
+	}
+	// NB: finish first, so that subtasks failing as they are canceled are
+	// not taken for a failure to restart from.
+	j.finish(StatusFinished, "")
+	jm.cancelOnTaskManagers(j, "")
+}
+
+// StopJob stops a running job. With savepoint it takes a
+// stop-with-savepoint (copied under dir when set), as Flink's stop does:
+// the sources emit nothing after its barrier, and once it completes the
+// subtasks end without flushing (no end of input, no final watermark) and
+// the job is FINISHED; a job restored from the savepoint goes on from
+// there. If the savepoint fails, the sources resume, the job keeps running
 // and the error is returned. Without savepoint the job is canceled.
 func (jm *JobManager) StopJob(ctx context.Context, id string, savepoint bool, dir string) (jobID, path string, err error) {
 	if !savepoint {
@@ -140,21 +178,12 @@ func (jm *JobManager) StopJob(ctx context.Context, id string, savepoint bool, di
 		}
 		return j.id, "", jm.CancelJob(ctx, j.id)
 	}
-	jobID, path, err = jm.TriggerSavepoint(ctx, id, dir)
-	if err != nil {
-		return jobID, "", err
-	}
-	j := jm.job(jobID)
-	// NB: finish first, so that subtasks failing as they are canceled are
-	// not taken for a failure to restart from.
-	j.finish(StatusFinished, "")
-	jm.cancelOnTaskManagers(j, "")
-	return jobID, path, nil
+	return jm.takeSavepoint(ctx, id, dir, true)
 }
 
-// copySavepoint copies every object of savepoint id (everything under
-// savepoint-<id>/ of the storage at from) to the same keys of the storage
-// at to, and returns the URI of the copy's manifest. The manifest is copied
+// copySavepoint copies savepoint id (its manifest and every file it
+// references) from the storage at from to the same keys of the storage at
+// to, and returns the URI of the copy's manifest. The manifest is copied
 // last, so a copy cut short has none.
 func copySavepoint(ctx context.Context, from string, id int64, to string) (string, error) {
 	src, err := checkpoint.OpenStorage(ctx, from)
@@ -167,19 +196,21 @@ func copySavepoint(ctx context.Context, from string, id int64, to string) (strin
 		return "", err
 	}
 	defer dst.Close()
-	keys, err := src.List(ctx, checkpoint.Dir(id, true)+"/")
+	manifest := checkpoint.ManifestKey(id, true)
+	m, err := checkpoint.ReadManifest(ctx, src, manifest)
 	if err != nil {
 		return "", err
 	}
-	manifest := checkpoint.ManifestKey(id, true)
-	keys = append(keys, manifest)
-	for _, k := range keys {
-		if k == manifest && k != keys[len(keys)-1] {
-			continue
-		}
+	// NB: the files the manifest references, not only those under the
+	// savepoint's directory: the final state of a task that finished
+	// before the savepoint lives in the checkpoint it finished with.
+	for _, k := range m.Keys() {
 		if err := copyObject(ctx, src, dst, k); err != nil {
 			return "", err
 		}
+	}
+	if err := copyObject(ctx, src, dst, manifest); err != nil {
+		return "", err
 	}
 	return dst.Resolve(manifest), nil
 }

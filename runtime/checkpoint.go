@@ -12,15 +12,25 @@ import (
 	"github.com/braidflow/braid/operators"
 )
 
+// errStopped unwinds a source's Run once the stop-with-savepoint it took
+// completed: the subtask ends without flushing.
+var errStopped = errors.New("runtime: stopped at a savepoint")
+
 // control takes the source subtask's pending checkpoint triggers and
 // delivers pending notices. It runs on the subtask's goroutine between
-// batches.
+// batches. After a stop trigger it pauses the source until that
+// checkpoint's outcome, and returns errStopped once it completed.
 func (r *run) control() error {
 	for {
 		select {
-		case id := <-r.s.triggers:
-			if err := r.checkpoint(id); err != nil {
+		case t := <-r.s.triggers:
+			if err := r.checkpoint(t.id); err != nil {
 				return err
+			}
+			if t.stop {
+				if err := r.pause(t.id); err != nil {
+					return err
+				}
 			}
 		default:
 			return r.drainNotices()
@@ -28,31 +38,118 @@ func (r *run) control() error {
 	}
 }
 
+// pause holds a source that took stop-with-savepoint id: it emits nothing,
+// takes later triggers, and hears notices until id's outcome. It returns
+// errStopped when id completed and nil (resume) when it was aborted.
+func (r *run) pause(id int64) error {
+	for {
+		select {
+		case t := <-r.s.triggers:
+			if err := r.checkpoint(t.id); err != nil {
+				return err
+			}
+		case n := <-r.s.notices:
+			if err := r.handleNotice(n); err != nil {
+				return err
+			}
+			if n.id == id {
+				if n.completed {
+					return errStopped
+				}
+				return nil
+			}
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+	}
+}
+
+// awaitFinal waits, once the subtask's data ended or it stopped, until a
+// checkpoint that it snapshotted after the last data it processed has
+// completed (finalReady): from then on it can finish, since a restore
+// from that checkpoint replays nothing into it. A source keeps taking
+// triggers meanwhile; a subtask with inputs takes its barriers in consume
+// and waits here only once every channel closed, so it returns at once
+// when it holds no such snapshot (its upstream closed without a final
+// checkpoint, which only a job without checkpoints does).
+func (r *run) awaitFinal() error {
+	if !r.s.IsSource() && r.lastSnapSeq != r.seq {
+		if r.s.octx.Checkpointing {
+			r.s.log.Warn("inputs closed without a final checkpoint; finishing without one")
+		}
+		return nil
+	}
+	for !r.finalReady() {
+		var triggers <-chan trigger
+		if r.s.IsSource() {
+			triggers = r.s.triggers
+		}
+		select {
+		case t := <-triggers:
+			if err := r.checkpoint(t.id); err != nil {
+				return err
+			}
+		case n := <-r.s.notices:
+			if err := r.handleNotice(n); err != nil {
+				return err
+			}
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+	}
+	return nil
+}
+
+// finalReady reports whether a completed checkpoint holds the subtask as
+// it is now: its snapshot was taken after the last data it processed.
+func (r *run) finalReady() bool { return r.doneSeq == r.seq }
+
 // drainNotices tells every Checkpointer of the chain about the checkpoints
 // that completed or were aborted since the last call.
 func (r *run) drainNotices() error {
 	for {
-		var n notice
 		select {
-		case n = <-r.s.notices:
+		case n := <-r.s.notices:
+			if err := r.handleNotice(n); err != nil {
+				return err
+			}
 		default:
 			return nil
 		}
-		if !n.completed && r.aligner != nil {
-			if err := r.align(r.aligner.Abort(n.id)); err != nil {
-				return err
-			}
+	}
+}
+
+// handleNotice tells every Checkpointer of the chain about one outcome.
+func (r *run) handleNotice(n notice) error {
+	if !n.completed && r.aligner != nil {
+		if err := r.align(r.aligner.Abort(n.id)); err != nil {
+			return err
 		}
-		for _, cp := range r.checkpointers() {
-			var err error
-			if n.completed {
-				err = cp.NotifyCheckpointComplete(n.id)
-			} else {
-				err = cp.NotifyCheckpointAborted(n.id)
-			}
-			if err != nil {
-				return err
-			}
+	}
+	if n.completed {
+		r.completed(n.id)
+	}
+	for _, cp := range r.checkpointers() {
+		var err error
+		if n.completed {
+			err = cp.NotifyCheckpointComplete(n.id)
+		} else {
+			err = cp.NotifyCheckpointAborted(n.id)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// completed records that checkpoint id completed: the data position its
+// snapshot was taken at (and any earlier one's) is now safe.
+func (r *run) completed(id int64) {
+	for sid, seq := range r.snapSeq {
+		if sid <= id {
+			r.doneSeq = max(r.doneSeq, seq)
+			delete(r.snapSeq, sid)
 		}
 	}
 }
@@ -98,6 +195,11 @@ func (r *run) checkpoint(id int64) error {
 		}
 		return nil
 	}
+	if r.snapSeq == nil {
+		r.snapSeq = map[int64]int64{}
+	}
+	r.snapSeq[id] = r.seq
+	r.lastSnapSeq = r.seq
 	h.Snapshot(snap)
 	return nil
 }

@@ -27,12 +27,21 @@ import (
 // returns an error. On failure the outgoing channels are aborted, not ended,
 // so downstream subtasks fail too rather than see a partial result as
 // complete. Run may be called once.
+//
+// In a job that checkpoints, a subtask whose data ended sends end-of-data
+// downstream but keeps its channels open, calls Task.DataEnded, and waits
+// until a checkpoint taken after that point completed (its final
+// checkpoint: transactional sinks commit the last rows then) before it
+// closes them. A subtask stopped at a savepoint (a source that took a stop
+// trigger, or a subtask whose inputs stopped) waits for that savepoint to
+// complete and ends without flushing: no EndInput, no final watermark, and
+// its channels close with a stop.
 func (s *Subtask) Run(ctx context.Context) (err error) {
 	if s.ran.Swap(true) {
 		return errors.New("runtime: subtask run twice")
 	}
 	defer s.unregister()
-	r := &run{s: s, ctx: ctx}
+	r := &run{s: s, ctx: ctx, doneSeq: -1, lastSnapSeq: -1}
 	defer func() {
 		if p := recover(); p != nil {
 			s.log.Error("subtask panicked", zap.Any("panic", p), zap.ByteString("stack", debug.Stack()))
@@ -54,28 +63,77 @@ func (s *Subtask) Run(ctx context.Context) (err error) {
 	if err := r.open(); err != nil {
 		return err
 	}
+	stopped := false
 	if r.src != nil {
-		if err := r.src.Run(ctx, r.outs[0]); err != nil {
+		err := r.src.Run(ctx, r.outs[0])
+		if stopped = errors.Is(err, errStopped); err != nil && !stopped {
 			return err
 		}
 		if err := ctx.Err(); err != nil {
 			return err // Run may return nil once cancelled
 		}
-		if err := r.endChain(0); err != nil {
-			return err
+		if !stopped {
+			if err := r.endData(0); err != nil {
+				return err
+			}
 		}
-	} else if err := r.consume(); err != nil {
+	} else if stopped, err = r.consume(); err != nil {
 		return err
 	}
+	if !stopped && !r.dataEnded {
+		if err := r.endData(len(r.ops)); err != nil {
+			return err
+		}
+	}
+	if r.awaitsFinal() || stopped {
+		if err := r.awaitFinal(); err != nil {
+			return err
+		}
+	}
+	for _, o := range r.outboxes {
+		closeOutbox := o.Close
+		if stopped {
+			closeOutbox = o.Stop
+		}
+		if err := closeOutbox(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// awaitsFinal reports whether the subtask's data ending waits for a final
+// checkpoint: the job takes periodic checkpoints.
+func (r *run) awaitsFinal() bool {
+	return r.s.octx.Checkpointing && r.s.task.Checkpoints != nil
+}
+
+// endData ends the subtask's data once its chain's inputs ended: it
+// flushes ops[from:] (endChain), sends the end of event time, and in a job
+// that checkpoints sends end-of-data on every edge and tells the task
+// manager (Task.DataEnded); the channels stay open for the final
+// checkpoint's barriers.
+func (r *run) endData(from int) error {
+	if err := r.endChain(from); err != nil {
+		return err
+	}
+	r.seq++
+	r.dataEnded = true
 	// NB: whatever the last operator forwarded, downstream sees the end
 	// of event time before the end of input.
 	if err := r.outs[len(r.ops)].EmitWatermark(operators.MaxWatermark); err != nil {
 		return err
 	}
+	if !r.awaitsFinal() {
+		return nil
+	}
 	for _, o := range r.outboxes {
-		if err := o.Close(ctx); err != nil {
+		if err := o.EndOfData(r.ctx); err != nil {
 			return err
 		}
+	}
+	if f := r.s.task.DataEnded; f != nil {
+		f()
 	}
 	return nil
 }
@@ -101,6 +159,16 @@ type run struct {
 	// be is the subtask's keyed state, nil when no operator keeps any.
 	be      *state.Backend
 	aligner *BarrierAligner
+
+	// seq counts the data the chain processed (batches, watermarks, input
+	// ends); snapSeq holds it at each snapshot not yet known complete,
+	// lastSnapSeq at the latest snapshot, and doneSeq at the latest
+	// completed one. doneSeq == seq means a completed checkpoint holds the
+	// chain as it is (see awaitFinal).
+	seq, lastSnapSeq, doneSeq int64
+	snapSeq                   map[int64]int64
+	// dataEnded is set once endData ran.
+	dataEnded bool
 }
 
 func (r *run) build() error {
@@ -232,9 +300,13 @@ func (r *run) openState() error {
 	return nil
 }
 
-// consume feeds the inbox's events to the first operator until every input
-// ended, then flushes the rest of the chain.
-func (r *run) consume() error {
+// consume feeds the inbox's events to the first operator until every
+// channel closed. Once every input ended it flushes the rest of the chain
+// (endData) and, in a job that checkpoints, keeps taking barriers until
+// its upstream closes the channels after the final checkpoint. stopped
+// says that a channel closed with a stop before its data ended: the job
+// stopped at a savepoint, and nothing is flushed.
+func (r *run) consume() (stopped bool, err error) {
 	in := r.s.inbox
 	first := r.ops[0]
 	specs := in.Channels()
@@ -244,20 +316,29 @@ func (r *run) consume() error {
 	for i := range r.inWM {
 		r.inWM[i] = operators.MinWatermark
 	}
+	inputsEnded := 0
 	for {
 		input, ev, err := in.Next(r.ctx)
 		if err == io.EOF {
-			return r.endChain(1)
+			if in.Stopped() {
+				return true, nil
+			}
+			if !r.dataEnded {
+				return false, r.endData(1)
+			}
+			return false, nil
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 		switch ev.Kind {
 		case shuffle.EventBatch:
+			r.seq++
 			r.s.metrics.RowsIn.Add(int64(ev.Batch.NumRows()))
 			err = first.Process(input, ev.Batch, r.outs[1])
 			ev.Batch.Release()
 		case shuffle.EventEndOfInput:
+			r.seq++
 			for i, c := range specs {
 				if c.Input == input {
 					r.inWM[i] = operators.MaxWatermark
@@ -266,8 +347,12 @@ func (r *run) consume() error {
 			if err = r.advanceInput(); err == nil {
 				err = first.EndInput(input, r.outs[1])
 			}
+			if inputsEnded++; err == nil && inputsEnded == in.NumInputs() && r.awaitsFinal() {
+				err = r.endData(1)
+			}
 		case shuffle.EventWatermark:
 			if ev.Value > r.inWM[ev.Channel] {
+				r.seq++
 				r.inWM[ev.Channel] = ev.Value
 				err = r.advanceInput()
 			}
@@ -279,7 +364,7 @@ func (r *run) consume() error {
 			err = r.drainNotices()
 		}
 		if err != nil {
-			return err
+			return false, err
 		}
 	}
 }
@@ -393,6 +478,9 @@ func (c *collector) EmitWatermark(wm int64) error {
 	}
 	c.wm = wm
 	r := c.r
+	if c.countIn {
+		r.seq++ // a source's watermark changes what the chain holds
+	}
 	if c.next < len(r.ops) {
 		if h, ok := r.ops[c.next].(operators.WatermarkHandler); ok {
 			return h.ProcessWatermark(wm, r.outs[c.next+1])
@@ -445,6 +533,7 @@ func (c *collector) forward(b types.Batch) error {
 // checkpoints triggered meanwhile: the batch is part of the position the
 // source reports.
 func (c *collector) emitFromSource(b types.Batch) error {
+	c.r.seq++
 	if err := c.forward(b); err != nil {
 		return err
 	}

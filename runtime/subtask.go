@@ -52,6 +52,13 @@ type Task struct {
 	// Checkpoints takes the subtask's snapshots. Nil means the job takes no
 	// checkpoints: a barrier then fails the subtask.
 	Checkpoints SnapshotHandler
+	// DataEnded, when set, is called from the subtask's goroutine once the
+	// data of a subtask of a checkpointing job ended and its chain flushed:
+	// it then waits for a checkpoint taken after that point to complete (its
+	// final checkpoint) before it finishes. The task manager tells the job
+	// manager, which triggers the final checkpoint once every source's
+	// data ended.
+	DataEnded func()
 }
 
 // RestoreInfo is what a resuming subtask gets from its checkpoint beyond
@@ -113,9 +120,9 @@ type Subtask struct {
 
 	metrics Metrics
 
-	// triggers queues checkpoint ids for a source subtask; notices queues
-	// checkpoint completions and aborts.
-	triggers chan int64
+	// triggers queues checkpoint triggers for a source subtask; notices
+	// queues checkpoint completions and aborts.
+	triggers chan trigger
 	notices  chan notice
 
 	unregisterOnce sync.Once
@@ -152,7 +159,7 @@ func NewSubtask(t Task) (*Subtask, error) {
 	}
 	s := &Subtask{task: t, vertex: v, octx: t.Context,
 		key:      shuffle.SubtaskKey{JobID: g.JobId, Vertex: t.VertexID, Subtask: t.Subtask},
-		triggers: make(chan int64, maxQueuedTriggers),
+		triggers: make(chan trigger, maxQueuedTriggers),
 		notices:  make(chan notice, maxQueuedNotices)}
 	s.octx.JobID = g.JobId
 	s.octx.VertexID = t.VertexID
@@ -224,6 +231,15 @@ func (s *Subtask) findVertex(id int) *braidv1.Vertex {
 	return nil
 }
 
+// trigger asks a source subtask to take checkpoint id; with stop (a
+// stop-with-savepoint) the source then emits nothing more until the
+// checkpoint's outcome: completed, the subtask ends without flushing;
+// aborted, the source resumes.
+type trigger struct {
+	id   int64
+	stop bool
+}
+
 // notice is a checkpoint's outcome, as the job manager told it.
 type notice struct {
 	id        int64
@@ -242,14 +258,17 @@ func (s *Subtask) IsSource() bool { return s.inbox == nil }
 
 // TriggerCheckpoint asks a source subtask to take checkpoint id: at its
 // next batch boundary it records its position, snapshots its chain and
-// emits the barrier. It returns at once; an error means the trigger was not
-// queued (not a source, or too many pending).
-func (s *Subtask) TriggerCheckpoint(id int64) error {
+// emits the barrier. With stop (stop-with-savepoint) the source then emits
+// nothing more: once the checkpoint completes the subtask ends without
+// flushing its chain (the job resumes from the savepoint later), and if it
+// is aborted the source resumes. It returns at once; an error means the
+// trigger was not queued (not a source, or too many pending).
+func (s *Subtask) TriggerCheckpoint(id int64, stop bool) error {
 	if !s.IsSource() {
 		return fmt.Errorf("runtime: vertex %d is not a source and takes barriers from its inputs", s.task.VertexID)
 	}
 	select {
-	case s.triggers <- id:
+	case s.triggers <- trigger{id, stop}:
 		return nil
 	default:
 		return fmt.Errorf("runtime: %d checkpoint triggers already pending", maxQueuedTriggers)

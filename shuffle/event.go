@@ -12,8 +12,10 @@ type EventKind uint8
 const (
 	// EventBatch carries a data batch.
 	EventBatch EventKind = iota
-	// EventEndOfInput is the last event of a channel. An Inbox reports it
-	// once per logical input, after every channel of that input has ended.
+	// EventEndOfInput is the last event of a channel; without an earlier
+	// EventEndOfData it also ends the channel's data. An Inbox reports it
+	// once per logical input, after the data of every channel of that
+	// input has ended.
 	EventEndOfInput
 	// EventWatermark carries an event-time watermark in Value.
 	EventWatermark
@@ -25,6 +27,17 @@ const (
 	// EventChannelEnd reports that channel Channel ended; Inbox.Next returns
 	// it only after ReportChannelEnds.
 	EventChannelEnd
+	// EventEndOfData says the sender's data ended: no batch or watermark
+	// follows on the channel, barriers may, and EventEndOfInput closes it.
+	// A job that checkpoints keeps its channels open after its data ended
+	// so that the final checkpoint's barriers can pass. Inbox.Next does not
+	// return it; it counts towards its input's EventEndOfInput.
+	EventEndOfData
+	// EventStop closes a channel whose data did not end: the job stopped
+	// at a savepoint (stop-with-savepoint), so the receiver must not
+	// flush. Inbox.Next does not return it; the input it belongs to never
+	// reports EventEndOfInput, and Stopped says so.
+	EventStop
 )
 
 func (k EventKind) String() string {
@@ -41,6 +54,10 @@ func (k EventKind) String() string {
 		return "wakeup"
 	case EventChannelEnd:
 		return "channel-end"
+	case EventEndOfData:
+		return "end-of-data"
+	case EventStop:
+		return "stop"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }

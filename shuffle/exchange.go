@@ -226,7 +226,7 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 			if err := ch.put(ctx, ev); err != nil {
 				return err
 			}
-			ended = ev.Kind == EventEndOfInput
+			ended = ev.Kind == EventEndOfInput || ev.Kind == EventStop
 		default:
 			return fmt.Errorf("shuffle: unexpected exchange message %T", m.Payload)
 		}
@@ -241,6 +241,10 @@ func eventFromProto(e *braidv1.ControlEvent) (Event, error) {
 		return Event{Kind: EventWatermark, Value: e.Value}, nil
 	case braidv1.ControlEvent_KIND_BARRIER:
 		return Event{Kind: EventBarrier, Value: e.Value}, nil
+	case braidv1.ControlEvent_KIND_END_OF_DATA:
+		return Event{Kind: EventEndOfData}, nil
+	case braidv1.ControlEvent_KIND_STOP:
+		return Event{Kind: EventStop}, nil
 	}
 	return Event{}, fmt.Errorf("shuffle: unknown control event %v", e.Kind)
 }
@@ -253,6 +257,10 @@ func eventToProto(ev Event) *braidv1.ControlEvent {
 		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_WATERMARK, Value: ev.Value}
 	case EventBarrier:
 		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_BARRIER, Value: ev.Value}
+	case EventEndOfData:
+		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_END_OF_DATA}
+	case EventStop:
+		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_STOP}
 	}
 	panic(fmt.Sprintf("shuffle: no control event for %v", ev.Kind))
 }

@@ -47,9 +47,10 @@ type Inbox struct {
 	wake chan struct{}
 
 	// Consumer state, owned by the goroutine calling Next.
-	open     []int // per input: channels not yet ended
-	pending  []int // inputs whose end is yet to be reported
-	inputsUp int   // inputs not yet reported ended
+	open    []int // per input: channels whose data has not ended
+	pending []int // inputs whose end is yet to be reported
+	live    int   // channels not yet closed
+	stopped bool  // a channel closed with EventStop before its data ended
 	// blocked marks channels held back by Block (barrier alignment);
 	// deferred holds, in arrival order, the ready indices taken for
 	// blocked channels, whose events wait in their queues.
@@ -60,11 +61,13 @@ type Inbox struct {
 }
 
 type inboxChannel struct {
-	in    *Inbox
-	idx   int
-	spec  ChannelSpec
-	q     chan Event
-	ended bool // consumer side
+	in   *Inbox
+	idx  int
+	spec ChannelSpec
+	q    chan Event
+	// Consumer side: the channel's data ended; the channel closed.
+	dataEnded bool
+	ended     bool
 
 	mu       sync.Mutex
 	attached bool
@@ -84,7 +87,7 @@ func NewInbox(numInputs int, channels []ChannelSpec, capacity int) (*Inbox, erro
 		done:      make(chan struct{}),
 		wake:      make(chan struct{}, 1),
 		open:      make([]int, numInputs),
-		inputsUp:  numInputs,
+		live:      len(channels),
 	}
 	for i, c := range channels {
 		if c.Input < 0 || c.Input >= numInputs {
@@ -121,10 +124,16 @@ func (in *Inbox) Channels() []ChannelSpec {
 
 // Next blocks until an event arrives and returns it with its logical input.
 // Batches, watermarks and barriers are returned as they arrive; a channel's
-// end-of-input is not returned itself: once every channel of an input has
-// ended, Next returns one EventEndOfInput for that input. After every input
-// has ended Next returns io.EOF. It returns ctx.Err() when ctx is done and
+// end of data (EventEndOfData, or EventEndOfInput without it) is not
+// returned itself: once the data of every channel of an input has ended,
+// Next returns one EventEndOfInput for that input. After every channel has
+// closed (and every ended input was reported) Next returns io.EOF; if a
+// channel closed with EventStop, Stopped is then true and the inputs it
+// belongs to never end. It returns ctx.Err() when ctx is done and
 // ErrInboxClosed after Close. The caller owns returned batches.
+//
+// A channel that sends a batch or a watermark after its end of data, or
+// anything after it closed, fails Next.
 //
 // Events of a blocked channel (see Block) stay queued, so its sender feels
 // backpressure, until the channel is unblocked. After Wake, Next returns
@@ -134,10 +143,9 @@ func (in *Inbox) Next(ctx context.Context) (int, Event, error) {
 		if len(in.pending) > 0 {
 			i := in.pending[0]
 			in.pending = in.pending[1:]
-			in.inputsUp--
 			return i, Event{Kind: EventEndOfInput}, nil
 		}
-		if in.inputsUp == 0 {
+		if in.live == 0 {
 			return 0, Event{}, io.EOF
 		}
 		if idx, ok := in.takeDeferred(); ok {
@@ -178,8 +186,8 @@ func (in *Inbox) takeDeferred() (int, bool) {
 }
 
 // receive takes the event of channel idx whose ready index was taken. ret
-// is false when the event was a channel's end-of-input, which Next does not
-// return itself.
+// is false for the events Next does not return itself (a channel's end of
+// data, and its close unless channel ends are reported).
 func (in *Inbox) receive(idx int) (input int, ev Event, ret bool, err error) {
 	ch := in.chans[idx]
 	ev = <-ch.q // present: see ready
@@ -188,18 +196,49 @@ func (in *Inbox) receive(idx int) (input int, ev Event, ret bool, err error) {
 		ev.Batch.Release()
 		return 0, Event{}, false, fmt.Errorf("shuffle: %s after end-of-input on channel %+v", ev.Kind, ch.spec)
 	}
-	if ev.Kind != EventEndOfInput {
-		return ch.spec.Input, ev, true, nil
+	switch ev.Kind {
+	case EventBatch, EventWatermark:
+		if ch.dataEnded {
+			ev.Batch.Release()
+			return 0, Event{}, false, fmt.Errorf("shuffle: %s after end-of-data on channel %+v", ev.Kind, ch.spec)
+		}
+	case EventEndOfData:
+		if ch.dataEnded {
+			return 0, Event{}, false, fmt.Errorf("shuffle: end-of-data twice on channel %+v", ch.spec)
+		}
+		in.endData(ch)
+		return 0, Event{}, false, nil
+	case EventEndOfInput, EventStop:
+		ch.ended = true
+		in.live--
+		if !ch.dataEnded {
+			if ev.Kind == EventStop {
+				in.stopped = true
+			} else {
+				in.endData(ch)
+			}
+		}
+		if in.channelEnds {
+			return ch.spec.Input, Event{Kind: EventChannelEnd, Channel: idx}, true, nil
+		}
+		return 0, Event{}, false, nil
 	}
-	ch.ended = true
+	return ch.spec.Input, ev, true, nil
+}
+
+// endData records the end of ch's data; the last channel of an input to
+// end its data ends the input.
+func (in *Inbox) endData(ch *inboxChannel) {
+	ch.dataEnded = true
 	if in.open[ch.spec.Input]--; in.open[ch.spec.Input] == 0 {
 		in.pending = append(in.pending, ch.spec.Input)
 	}
-	if in.channelEnds {
-		return ch.spec.Input, Event{Kind: EventChannelEnd, Channel: idx}, true, nil
-	}
-	return 0, Event{}, false, nil
 }
+
+// Stopped reports whether a channel closed with EventStop before its data
+// ended: the upstream job stopped at a savepoint. Meaningful once Next
+// returned io.EOF.
+func (in *Inbox) Stopped() bool { return in.stopped }
 
 // ReportChannelEnds makes Next return an EventChannelEnd when a channel
 // ends, before its input's EventEndOfInput (barrier alignment needs to know

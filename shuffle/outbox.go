@@ -47,14 +47,18 @@ type OutboxSpec struct {
 // DataService.Exchange stream. Every channel is bounded, so Send blocks while
 // a target is not keeping up.
 //
-// An Outbox is used from one goroutine: Send any number of times, then Close
-// (or Abort on failure). Channels are opened on first use.
+// An Outbox is used from one goroutine: Send any number of times, then
+// Close (or Abort on failure); a job that checkpoints sends EndOfData
+// between the two, so barriers can still pass after its data ended, and a
+// job stopped at a savepoint closes with Stop. Channels are opened on first
+// use.
 type Outbox struct {
-	spec    OutboxSpec
-	part    *Partitioner
-	targets []int // target subtasks, indexed by the partitioner's target
-	chans   []outChannel
-	closed  bool
+	spec      OutboxSpec
+	part      *Partitioner
+	targets   []int // target subtasks, indexed by the partitioner's target
+	chans     []outChannel
+	closed    bool
+	dataEnded bool
 }
 
 // outChannel is one channel of an Outbox.
@@ -63,8 +67,9 @@ type outChannel interface {
 	send(ctx context.Context, b types.Batch) error
 	// event sends a watermark or barrier after the batches sent so far.
 	event(ctx context.Context, ev Event) error
-	// close sends end-of-input and waits until the target has it queued.
-	close(ctx context.Context) error
+	// close sends last (EventEndOfInput or EventStop) and waits until the
+	// target has it queued.
+	close(ctx context.Context, last EventKind) error
 	// abort tears the channel down without end-of-input.
 	abort()
 }
@@ -111,8 +116,8 @@ func NewOutbox(x *Exchange, spec OutboxSpec) (*Outbox, error) {
 // blocks while a target channel is full and returns ctx.Err() if ctx ends
 // first; after an error the Outbox should be aborted.
 func (o *Outbox) Send(ctx context.Context, b types.Batch) error {
-	if o.closed {
-		return errors.New("shuffle: send on closed outbox")
+	if err := o.checkData("send"); err != nil {
+		return err
 	}
 	return o.part.Partition(b, func(t int, part types.Batch) error {
 		return o.chans[t].send(ctx, part)
@@ -123,8 +128,8 @@ func (o *Outbox) Send(ctx context.Context, b types.Batch) error {
 // edge, after the batches sent before it. Keeping watermarks monotonic is
 // the caller's job. It blocks and fails as Send does.
 func (o *Outbox) SendWatermark(ctx context.Context, wm int64) error {
-	if o.closed {
-		return errors.New("shuffle: send on closed outbox")
+	if err := o.checkData("watermark"); err != nil {
+		return err
 	}
 	for _, c := range o.chans {
 		if err := c.event(ctx, Event{Kind: EventWatermark, Value: wm}); err != nil {
@@ -148,16 +153,57 @@ func (o *Outbox) SendBarrier(ctx context.Context, id int64) error {
 	return nil
 }
 
+func (o *Outbox) checkData(what string) error {
+	if o.closed {
+		return fmt.Errorf("shuffle: %s on closed outbox", what)
+	}
+	if o.dataEnded {
+		return fmt.Errorf("shuffle: %s after end of data", what)
+	}
+	return nil
+}
+
+// EndOfData sends end-of-data on every channel: no batch or watermark
+// follows, barriers may, then Close. It blocks and fails as Send does.
+// Idempotent.
+func (o *Outbox) EndOfData(ctx context.Context) error {
+	if o.closed {
+		return errors.New("shuffle: end of data on closed outbox")
+	}
+	if o.dataEnded {
+		return nil
+	}
+	o.dataEnded = true
+	for _, c := range o.chans {
+		if err := c.event(ctx, Event{Kind: EventEndOfData}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Close sends end-of-input on every channel, waiting until each target has
-// it (remote targets acknowledge the whole stream). Idempotent.
+// it (remote targets acknowledge the whole stream); without an EndOfData
+// before, it also ends the data. Idempotent.
 func (o *Outbox) Close(ctx context.Context) error {
+	return o.closeWith(ctx, EventEndOfInput)
+}
+
+// Stop closes every channel as Close does, but tells the targets that the
+// data did not end: the job stopped at a savepoint and nothing may be
+// flushed downstream. After EndOfData it is the same as Close.
+func (o *Outbox) Stop(ctx context.Context) error {
+	return o.closeWith(ctx, EventStop)
+}
+
+func (o *Outbox) closeWith(ctx context.Context, last EventKind) error {
 	if o.closed {
 		return nil
 	}
 	o.closed = true
 	var errs []error
 	for _, c := range o.chans {
-		if err := c.close(ctx); err != nil {
+		if err := c.close(ctx, last); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -213,11 +259,11 @@ func (c *localChannel) event(ctx context.Context, ev Event) error {
 	return c.ch.put(ctx, ev)
 }
 
-func (c *localChannel) close(ctx context.Context) error {
+func (c *localChannel) close(ctx context.Context, last EventKind) error {
 	if err := c.open(ctx); err != nil {
 		return err
 	}
-	return c.ch.put(ctx, Event{Kind: EventEndOfInput})
+	return c.ch.put(ctx, Event{Kind: last})
 }
 
 func (c *localChannel) abort() {}

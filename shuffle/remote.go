@@ -250,10 +250,10 @@ func (c *remoteChannel) lingerFlush() {
 	_ = c.flushLocked() // a failure surfaces on the next send or close
 }
 
-func (c *remoteChannel) close(ctx context.Context) error {
+func (c *remoteChannel) close(ctx context.Context, last EventKind) error {
 	stop := context.AfterFunc(ctx, c.cancel)
 	defer stop()
-	err := c.finish()
+	err := c.finish(last)
 	if err == nil {
 		<-c.senderDone
 		err = c.sendErr
@@ -271,8 +271,9 @@ func (c *remoteChannel) close(ctx context.Context) error {
 	return c.callErr(ctx, err)
 }
 
-// finish flushes, queues end-of-input and closes the sender's queue.
-func (c *remoteChannel) finish() error {
+// finish flushes, queues last (end-of-input or stop) and closes the
+// sender's queue.
+func (c *remoteChannel) finish(last EventKind) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.mu.closed {
@@ -286,7 +287,7 @@ func (c *remoteChannel) finish() error {
 		return err
 	}
 	select {
-	case c.out <- outMsg{ev: Event{Kind: EventEndOfInput}}:
+	case c.out <- outMsg{ev: Event{Kind: last}}:
 	case <-c.senderDone:
 		return c.sendErr
 	}

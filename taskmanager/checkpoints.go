@@ -23,7 +23,7 @@ import (
 // checkpoints; runtime subtasks have it, test stand-ins may not.
 type checkpointable interface {
 	IsSource() bool
-	TriggerCheckpoint(id int64) error
+	TriggerCheckpoint(id int64, stop bool) error
 	NotifyCheckpoint(id int64, completed bool)
 }
 
@@ -346,7 +346,7 @@ func (tm *TaskManager) triggerCheckpoint(req *braidv1.TriggerCheckpointRequest) 
 			errs = append(errs, fmt.Errorf("subtask %d of vertex %d is not running here", ref.Subtask, ref.Vertex))
 			continue
 		}
-		if err := s.TriggerCheckpoint(req.CheckpointId); err != nil {
+		if err := s.TriggerCheckpoint(req.CheckpointId, req.Stop); err != nil {
 			errs = append(errs, err)
 		}
 	}

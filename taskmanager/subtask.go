@@ -13,7 +13,7 @@ func (tm *TaskManager) build(spec SubtaskSpec) (Subtask, error) {
 		Graph: spec.Graph, VertexID: spec.Vertex, Subtask: spec.Subtask, Placements: spec.Placements,
 		TaskManagerID: spec.TaskManagerID, Exchange: spec.Exchange, Context: *spec.Ctx,
 		StateDir: spec.StateDir, StateCacheBytes: spec.StateCacheBytes,
-		Restore: spec.Restore, Checkpoints: spec.Checkpoints,
+		Restore: spec.Restore, Checkpoints: spec.Checkpoints, DataEnded: spec.DataEnded,
 	})
 	if err != nil {
 		return nil, err

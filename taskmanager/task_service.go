@@ -56,6 +56,9 @@ type SubtaskSpec struct {
 	// snapshots; nil when the job takes no checkpoints.
 	Restore     runtime.RestoreInfo
 	Checkpoints runtime.SnapshotHandler
+	// DataEnded is called once the subtask's data ended in a job that
+	// checkpoints (runtime.Task.DataEnded): it tells the job manager.
+	DataEnded func()
 }
 
 // BuildFunc builds a subtask from its spec and registers its inbox, so
@@ -245,6 +248,7 @@ func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest) 
 		}
 		if err == nil {
 			var r Subtask
+			spec.DataEnded = func() { tm.reportDataEnded(spec, r) }
 			if r, err = tm.build(spec); err == nil {
 				subtasks = append(subtasks, built{spec, r})
 				if c, ok := r.(checkpointable); ok {
@@ -505,13 +509,23 @@ func runGuarded(ctx context.Context, r Subtask, log *zap.Logger) (err error) {
 // report tells the job manager about a subtask's state. Reports stop once
 // the task manager closes; a report that cannot be delivered is logged.
 func (tm *TaskManager) report(spec SubtaskSpec, r Subtask, state braidv1.TaskState, cause error) {
-	if tm.closing() {
+	tm.sendReport(spec, r, state, cause, false)
+}
+
+// reportDataEnded tells the job manager that a running subtask's data
+// ended: it waits for its final checkpoint.
+func (tm *TaskManager) reportDataEnded(spec SubtaskSpec, r Subtask) {
+	tm.sendReport(spec, r, braidv1.TaskState_TASK_STATE_RUNNING, nil, true)
+}
+
+func (tm *TaskManager) sendReport(spec SubtaskSpec, r Subtask, state braidv1.TaskState, cause error, dataEnded bool) {
+	if tm.closing() || r == nil {
 		return
 	}
 	in, out, remote := r.Counters()
 	rep := &braidv1.TaskStatusReport{
 		JobId: spec.Graph.JobId, Vertex: int32(spec.Vertex), Subtask: int32(spec.Subtask), TaskManagerId: tm.id,
-		State: state, RowsIn: in, RowsOut: out, RemoteRowsOut: remote, Attempt: spec.Attempt,
+		State: state, RowsIn: in, RowsOut: out, RemoteRowsOut: remote, Attempt: spec.Attempt, DataEnded: dataEnded,
 	}
 	if cause != nil {
 		rep.Error = cause.Error()

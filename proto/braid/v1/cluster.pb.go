@@ -495,6 +495,10 @@ type TaskStatusReport struct {
 	RemoteRowsOut int64                  `protobuf:"varint,9,opt,name=remote_rows_out,json=remoteRowsOut,proto3" json:"remote_rows_out,omitempty"`
 	ErrorClass    ErrorClass             `protobuf:"varint,10,opt,name=error_class,json=errorClass,proto3,enum=braid.v1.ErrorClass" json:"error_class,omitempty"`
 	Attempt       int32                  `protobuf:"varint,11,opt,name=attempt,proto3" json:"attempt,omitempty"`
+	// data_ended is set on a RUNNING report once the subtask's input (a
+	// source's own data) ended and it flushed: it waits for a checkpoint
+	// taken after that point to complete before it finishes.
+	DataEnded     bool `protobuf:"varint,12,opt,name=data_ended,json=dataEnded,proto3" json:"data_ended,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -604,6 +608,13 @@ func (x *TaskStatusReport) GetAttempt() int32 {
 		return x.Attempt
 	}
 	return 0
+}
+
+func (x *TaskStatusReport) GetDataEnded() bool {
+	if x != nil {
+		return x.DataEnded
+	}
+	return false
 }
 
 type TaskStatusAck struct {
@@ -794,7 +805,7 @@ const file_braid_v1_cluster_proto_rawDesc = "" +
 	"\x10HeartbeatRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\")\n" +
 	"\x11HeartbeatResponse\x12\x14\n" +
-	"\x05known\x18\x01 \x01(\bR\x05known\"\xf1\x02\n" +
+	"\x05known\x18\x01 \x01(\bR\x05known\"\x90\x03\n" +
 	"\x10TaskStatusReport\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06vertex\x18\x02 \x01(\x05R\x06vertex\x12\x18\n" +
@@ -808,7 +819,9 @@ const file_braid_v1_cluster_proto_rawDesc = "" +
 	"\verror_class\x18\n" +
 	" \x01(\x0e2\x14.braid.v1.ErrorClassR\n" +
 	"errorClass\x12\x18\n" +
-	"\aattempt\x18\v \x01(\x05R\aattempt\"\x0f\n" +
+	"\aattempt\x18\v \x01(\x05R\aattempt\x12\x1d\n" +
+	"\n" +
+	"data_ended\x18\f \x01(\bR\tdataEnded\"\x0f\n" +
 	"\rTaskStatusAck\"\xac\x01\n" +
 	"\vResultChunk\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +

@@ -28,6 +28,12 @@ const (
 	ControlEvent_KIND_END_OF_INPUT ControlEvent_Kind = 1
 	ControlEvent_KIND_WATERMARK    ControlEvent_Kind = 2
 	ControlEvent_KIND_BARRIER      ControlEvent_Kind = 3
+	// KIND_END_OF_DATA: the sender's data ended; no batch or watermark
+	// follows, barriers may, then KIND_END_OF_INPUT closes the channel.
+	ControlEvent_KIND_END_OF_DATA ControlEvent_Kind = 4
+	// KIND_STOP closes the channel without its data having ended: the job
+	// stopped at a savepoint, and the receiver must not flush.
+	ControlEvent_KIND_STOP ControlEvent_Kind = 5
 )
 
 // Enum value maps for ControlEvent_Kind.
@@ -37,12 +43,16 @@ var (
 		1: "KIND_END_OF_INPUT",
 		2: "KIND_WATERMARK",
 		3: "KIND_BARRIER",
+		4: "KIND_END_OF_DATA",
+		5: "KIND_STOP",
 	}
 	ControlEvent_Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED":  0,
 		"KIND_END_OF_INPUT": 1,
 		"KIND_WATERMARK":    2,
 		"KIND_BARRIER":      3,
+		"KIND_END_OF_DATA":  4,
+		"KIND_STOP":         5,
 	}
 )
 
@@ -158,6 +168,9 @@ func (x *ChannelHeader) GetTargetSubtask() int32 {
 	return 0
 }
 
+// ControlEvent is an in-band event of a channel. KIND_END_OF_INPUT and
+// KIND_STOP are a channel's last event; KIND_END_OF_INPUT without an
+// earlier KIND_END_OF_DATA also ends the data.
 type ControlEvent struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	Kind          ControlEvent_Kind      `protobuf:"varint,1,opt,name=kind,proto3,enum=braid.v1.ControlEvent_Kind" json:"kind,omitempty"`
@@ -357,15 +370,17 @@ const file_braid_v1_data_proto_rawDesc = "" +
 	"\x0esource_subtask\x18\x03 \x01(\x05R\rsourceSubtask\x12#\n" +
 	"\rtarget_vertex\x18\x04 \x01(\x05R\ftargetVertex\x12!\n" +
 	"\ftarget_input\x18\x05 \x01(\x05R\vtargetInput\x12%\n" +
-	"\x0etarget_subtask\x18\x06 \x01(\x05R\rtargetSubtask\"\xb0\x01\n" +
+	"\x0etarget_subtask\x18\x06 \x01(\x05R\rtargetSubtask\"\xd5\x01\n" +
 	"\fControlEvent\x12/\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1b.braid.v1.ControlEvent.KindR\x04kind\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value\"Y\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value\"~\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11KIND_END_OF_INPUT\x10\x01\x12\x12\n" +
 	"\x0eKIND_WATERMARK\x10\x02\x12\x10\n" +
-	"\fKIND_BARRIER\x10\x03\"\x9a\x01\n" +
+	"\fKIND_BARRIER\x10\x03\x12\x14\n" +
+	"\x10KIND_END_OF_DATA\x10\x04\x12\r\n" +
+	"\tKIND_STOP\x10\x05\"\x9a\x01\n" +
 	"\vDataMessage\x121\n" +
 	"\x06header\x18\x01 \x01(\v2\x17.braid.v1.ChannelHeaderH\x00R\x06header\x12\x1d\n" +
 	"\tarrow_ipc\x18\x02 \x01(\fH\x00R\barrowIpc\x12.\n" +

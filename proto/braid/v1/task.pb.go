@@ -326,8 +326,13 @@ type TriggerCheckpointRequest struct {
 	CheckpointId    int64                  `protobuf:"varint,3,opt,name=checkpoint_id,json=checkpointId,proto3" json:"checkpoint_id,omitempty"`
 	TimestampUnixMs int64                  `protobuf:"varint,4,opt,name=timestamp_unix_ms,json=timestampUnixMs,proto3" json:"timestamp_unix_ms,omitempty"`
 	// subtasks are the source subtasks to trigger.
-	Subtasks      []*SubtaskRef `protobuf:"bytes,5,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
-	Savepoint     bool          `protobuf:"varint,6,opt,name=savepoint,proto3" json:"savepoint,omitempty"`
+	Subtasks  []*SubtaskRef `protobuf:"bytes,5,rep,name=subtasks,proto3" json:"subtasks,omitempty"`
+	Savepoint bool          `protobuf:"varint,6,opt,name=savepoint,proto3" json:"savepoint,omitempty"`
+	// stop makes the savepoint stop the job (stop-with-savepoint): each
+	// source emits the barrier, then emits nothing more. When the savepoint
+	// completes the subtasks end without flushing (no end of input, no final
+	// watermark); when it is aborted the sources resume.
+	Stop          bool `protobuf:"varint,7,opt,name=stop,proto3" json:"stop,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -400,6 +405,13 @@ func (x *TriggerCheckpointRequest) GetSubtasks() []*SubtaskRef {
 func (x *TriggerCheckpointRequest) GetSavepoint() bool {
 	if x != nil {
 		return x.Savepoint
+	}
+	return false
+}
+
+func (x *TriggerCheckpointRequest) GetStop() bool {
+	if x != nil {
+		return x.Stop
 	}
 	return false
 }
@@ -689,14 +701,15 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\vRestoreSpec\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x1a\n" +
 	"\bmanifest\x18\x02 \x01(\tR\bmanifest\x124\n" +
-	"\x16ignore_unclaimed_state\x18\x03 \x01(\bR\x14ignoreUnclaimedState\"\xec\x01\n" +
+	"\x16ignore_unclaimed_state\x18\x03 \x01(\bR\x14ignoreUnclaimedState\"\x80\x02\n" +
 	"\x18TriggerCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
 	"\aattempt\x18\x02 \x01(\x05R\aattempt\x12#\n" +
 	"\rcheckpoint_id\x18\x03 \x01(\x03R\fcheckpointId\x12*\n" +
 	"\x11timestamp_unix_ms\x18\x04 \x01(\x03R\x0ftimestampUnixMs\x120\n" +
 	"\bsubtasks\x18\x05 \x03(\v2\x14.braid.v1.SubtaskRefR\bsubtasks\x12\x1c\n" +
-	"\tsavepoint\x18\x06 \x01(\bR\tsavepoint\"\x1b\n" +
+	"\tsavepoint\x18\x06 \x01(\bR\tsavepoint\x12\x12\n" +
+	"\x04stop\x18\a \x01(\bR\x04stop\"\x1b\n" +
 	"\x19TriggerCheckpointResponse\"\x8d\x01\n" +
 	"\x17NotifyCheckpointRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x18\n" +
