@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/braidflow/braid/checkpoint"
 	"github.com/braidflow/braid/jobgraph"
@@ -345,7 +346,26 @@ func (jm *JobManager) RescaleJob(ctx context.Context, id string, parallelism int
 		j.deployFailed(attempt, err)
 		return j.id, path, status.Errorf(codes.ResourceExhausted, "job %s: rescale to parallelism %d failed (%v); it restarts from savepoint %s at its old parallelism", j.id, parallelism, err, path)
 	}
+	// NB: recorded, so a job manager that resumes the job after a restart
+	// or a takeover runs it at the new parallelism.
+	if err := jm.recordGraph(ctx, j); err != nil {
+		jm.log.Warn("rescaled job's graph not recorded; a resumed job runs at its old parallelism", zap.String("job", j.id), zap.Error(err))
+	}
 	return j.id, path, nil
+}
+
+// recordGraph rewrites job j's graph and placements in etcd.
+func (jm *JobManager) recordGraph(ctx context.Context, j *Job) error {
+	graph, err := proto.Marshal(j.graph)
+	if err != nil {
+		return err
+	}
+	_, ps, _ := j.deployment()
+	placements, err := encodePlacements(ps)
+	if err != nil {
+		return err
+	}
+	return jm.store.SetJobGraphAs(ctx, jm.leadership(), j.id, graph, placements)
 }
 
 // setParallelism sets every vertex of g to p except those that must run

@@ -143,7 +143,9 @@ func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
 	if err != nil {
 		return err
 	}
-	return jm.store.PutJob(ctx, &metastore.JobRecord{
+	// NB: fenced with HA: a job manager deposed while it plans cannot leave
+	// a job behind that the new leader would resume beside its own.
+	return jm.store.PutJobAs(ctx, jm.leadership(), &metastore.JobRecord{
 		ID: j.id, Name: j.graph.Name, SQL: j.graph.Sql, Status: StatusCreated,
 		StartUnixMs: j.startMs, Graph: graph, Placements: placements,
 	})

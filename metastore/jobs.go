@@ -52,10 +52,17 @@ type jobStatus struct {
 func (s *Store) jobKey(id, leaf string) string { return s.key("jobs", id, leaf) }
 
 // PutJob writes j's spec and status in one transaction, replacing an
-// existing record with the same ID (a rescheduled job rewrites its
-// placements this way). j is not retained. PutJob does not apply the status
-// check: it is how a record is created or restored.
+// existing record with the same ID. j is not retained. PutJob does not
+// apply the status check: it is how a record is created or restored.
 func (s *Store) PutJob(ctx context.Context, j *JobRecord) error {
+	return s.PutJobAs(ctx, nil, j)
+}
+
+// PutJobAs is PutJob fenced by lead: the record is written only while lead
+// still leads, and the call fails with ErrFenced (writing nothing) once
+// another job manager does, so a deposed leader cannot create a job the
+// new leader does not know it runs. lead nil means unfenced.
+func (s *Store) PutJobAs(ctx context.Context, lead *Leadership, j *JobRecord) error {
 	if j.ID == "" {
 		return fmt.Errorf("metastore: job without an id")
 	}
@@ -67,12 +74,72 @@ func (s *Store) PutJob(ctx context.Context, j *JobRecord) error {
 	if err != nil {
 		return fmt.Errorf("metastore: encode job %s status: %w", j.ID, err)
 	}
-	_, err = s.client.Txn(ctx).Then(
+	ops := []clientv3.Op{
 		clientv3.OpPut(s.jobKey(j.ID, "spec"), string(spec)),
 		clientv3.OpPut(s.jobKey(j.ID, "status"), string(status)),
-	).Commit()
-	if err != nil {
+	}
+	if err := s.fencedTxn(ctx, lead, ops...); err != nil {
 		return fmt.Errorf("metastore: put job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+// SetJobGraphAs replaces the graph (and placements) of job id's spec, as a
+// rescale does, fenced by lead as PutJobAs is. The rest of the spec and
+// the status are kept; ErrNotFound for an unknown job.
+func (s *Store) SetJobGraphAs(ctx context.Context, lead *Leadership, id string, graph, placements []byte) error {
+	key := s.jobKey(id, "spec")
+	for {
+		resp, err := s.client.Get(ctx, key)
+		if err != nil {
+			return fmt.Errorf("metastore: read job %s: %w", id, err)
+		}
+		if len(resp.Kvs) == 0 {
+			return fmt.Errorf("job %s: %w", id, ErrNotFound)
+		}
+		var spec jobSpec
+		if err := json.Unmarshal(resp.Kvs[0].Value, &spec); err != nil {
+			return fmt.Errorf("metastore: decode job %s: %w", id, err)
+		}
+		spec.Graph, spec.Placements = graph, placements
+		val, err := json.Marshal(spec)
+		if err != nil {
+			return fmt.Errorf("metastore: encode job %s: %w", id, err)
+		}
+		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision)}
+		if lead != nil {
+			cmps = append(cmps, lead.fence())
+		}
+		txn, err := s.client.Txn(ctx).If(cmps...).Then(clientv3.OpPut(key, string(val))).Commit()
+		if err != nil {
+			return fmt.Errorf("metastore: set job %s graph: %w", id, err)
+		}
+		if txn.Succeeded {
+			return nil
+		}
+		if lead != nil {
+			if fenced, err := s.fenced(ctx, lead); err != nil {
+				return fmt.Errorf("metastore: set job %s graph: %w", id, err)
+			} else if fenced {
+				return fmt.Errorf("job %s graph: %w", id, ErrFenced)
+			}
+		}
+	}
+}
+
+// fencedTxn commits ops in one transaction, only while lead leads (any
+// time when lead is nil); ErrFenced when it does not any more.
+func (s *Store) fencedTxn(ctx context.Context, lead *Leadership, ops ...clientv3.Op) error {
+	txn := s.client.Txn(ctx)
+	if lead != nil {
+		txn = txn.If(lead.fence())
+	}
+	resp, err := txn.Then(ops...).Commit()
+	if err != nil {
+		return err
+	}
+	if !resp.Succeeded {
+		return ErrFenced
 	}
 	return nil
 }

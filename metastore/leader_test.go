@@ -143,3 +143,44 @@ func TestLeaderElectionFencesJobStatus(t *testing.T) {
 		t.Fatalf("job = %+v, %v", j, err)
 	}
 }
+
+// TestLeaderElectionFencesJobRecords: a deposed leader can neither create a
+// job record nor rewrite a job's graph; the current leader can.
+func TestLeaderElectionFencesJobRecords(t *testing.T) {
+	s := newTestStore(t)
+	ctx := testCtx(t)
+	first, err := s.Campaign(ctx, "jm-1", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutJobAs(ctx, first, &JobRecord{ID: "a", Status: "CREATED", Graph: []byte("g1")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Close(); err != nil {
+		t.Fatal(err)
+	}
+	second, err := s.Campaign(ctx, "jm-2", time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if err := s.PutJobAs(ctx, first, &JobRecord{ID: "b", Status: "CREATED"}); !errors.Is(err, ErrFenced) {
+		t.Fatalf("new job by the old leader: %v, want ErrFenced", err)
+	}
+	if _, err := s.GetJob(ctx, "b"); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("job b after a fenced put: %v, want ErrNotFound", err)
+	}
+	if err := s.SetJobGraphAs(ctx, first, "a", []byte("g2"), nil); !errors.Is(err, ErrFenced) {
+		t.Fatalf("graph rewrite by the old leader: %v, want ErrFenced", err)
+	}
+	if err := s.SetJobGraphAs(ctx, second, "a", []byte("g3"), []byte("p")); err != nil {
+		t.Fatal(err)
+	}
+	j, err := s.GetJob(ctx, "a")
+	if err != nil || string(j.Graph) != "g3" || string(j.Placements) != "p" || j.Status != "CREATED" {
+		t.Fatalf("job a = %+v, %v", j, err)
+	}
+	if err := s.SetJobGraphAs(ctx, second, "nope", nil, nil); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("graph of an unknown job: %v, want ErrNotFound", err)
+	}
+}
