@@ -256,6 +256,11 @@ func TestDatagenSpecErrors(t *testing.T) {
 		{map[string]string{"fields.a.max": "99999999999"}, "range of INT"},
 		{map[string]string{"fields.a.length": "3"}, "applies to string"},
 		{map[string]string{"fields.a.null-rate": "2"}, "from 0 to 1"},
+		// NaN and infinities compare false with everything: each once
+		// slipped through and crashed the job manager at every query.
+		{map[string]string{"rows-per-second": "NaN"}, "'rows-per-second' must be a positive number, got 'NaN'"},
+		{map[string]string{"rows-per-second": "+Inf"}, "'rows-per-second' must be a positive number"},
+		{map[string]string{"fields.a.null-rate": "NaN"}, "'fields.a.null-rate' must be a number from 0 to 1, got 'NaN'"},
 	} {
 		_, err := DatagenSpecFor(datagenTable(tc.opts, a))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "db.gen") {
@@ -263,6 +268,56 @@ func TestDatagenSpecErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestDatagenLimits: values and batches stay bounded whatever the options
+// say.
+func TestDatagenLimits(t *testing.T) {
+	d := types.Field{Name: "d", Type: types.Double}
+	for _, tc := range []struct {
+		opts  map[string]string
+		field types.Field
+		want  string
+	}{
+		{map[string]string{"fields.d.min": "NaN"}, d, "'fields.d.min' must be a finite number, got 'NaN'"},
+		{map[string]string{"fields.d.max": "Inf"}, d, "'fields.d.max' must be a finite number"},
+		{map[string]string{"fields.s.length": "2000000000"}, types.Field{Name: "s", Type: types.String}, "'fields.s.length' must be a whole number from 1 to 1048576"},
+		{nil, types.Field{Name: "c", Type: types.Char(2000000000)}, "datagen makes values of at most 1048576"},
+	} {
+		_, err := DatagenSpecFor(datagenTable(tc.opts, tc.field))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("options %v on %v: error %v, want %q", tc.opts, tc.field.Type, err, tc.want)
+		}
+	}
+	spec, err := DatagenSpecFor(datagenTable(map[string]string{"number-of-rows": "40", "fields.s.length": "1048576"},
+		types.Field{Name: "s", Type: types.String}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.RowsPerSecond = 0
+	src, err := NewDatagenSource(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := src.Open(&operators.Context{Parallelism: 1}); err != nil {
+		t.Fatal(err)
+	}
+	var batches, rows int
+	err = src.Run(context.Background(), emitFunc(func(b types.Batch) error {
+		batches++
+		rows += b.NumRows()
+		if b.NumRows() > 16 {
+			t.Errorf("a batch of %d rows of 1 MiB strings", b.NumRows())
+		}
+		return nil
+	}))
+	if err != nil || rows != 40 || batches < 3 {
+		t.Fatalf("%d rows in %d batches, %v", rows, batches, err)
+	}
+}
+
+type emitFunc func(types.Batch) error
+
+func (f emitFunc) Emit(b types.Batch) error { return f(b) }
 
 func BenchmarkDatagen(b *testing.B) {
 	tb := datagenTable(map[string]string{"number-of-rows": strconv.Itoa(b.N), "fields.id.kind": "sequence",

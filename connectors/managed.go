@@ -165,3 +165,13 @@ func ManagedPartitionCount(ctx context.Context, brokers []string, t *catalog.Tab
 	}
 	return n, nil
 }
+
+// PingBrokers checks that one of brokers answers, within ctx.
+func PingBrokers(ctx context.Context, brokers []string) error {
+	cl, err := newKafkaClient(brokers)
+	if err != nil {
+		return err
+	}
+	defer cl.Close()
+	return cl.Ping(ctx)
+}

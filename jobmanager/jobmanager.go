@@ -236,7 +236,7 @@ func (jm *JobManager) serveGRPC(lis net.Listener) {
 
 func (jm *JobManager) serveHTTP(lis net.Listener) {
 	jm.httpLis = lis
-	jm.httpSrv = &http.Server{Handler: jm.metrics.handler(), ReadHeaderTimeout: 10 * time.Second}
+	jm.httpSrv = &http.Server{Handler: jm.metrics.handler(jm), ReadHeaderTimeout: 10 * time.Second}
 	jm.wg.Add(1)
 	go func() {
 		defer jm.wg.Done()

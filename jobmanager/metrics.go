@@ -81,13 +81,10 @@ func (m *metrics) checkpointEnded(completed bool, took time.Duration) {
 	m.checkpoints.WithLabelValues(outcome).Inc()
 }
 
-// handler serves /healthz and /metrics.
-func (m *metrics) handler() http.Handler {
+// handler serves /healthz, /readyz (see health.go) and /metrics.
+func (m *metrics) handler(jm *JobManager) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/healthz", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-		w.Write([]byte("ok\n"))
-	})
+	jm.serveHealth(mux)
 	mux.Handle("/metrics", promhttp.HandlerFor(m.reg, promhttp.HandlerOpts{}))
 	return mux
 }
