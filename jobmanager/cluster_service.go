@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"net"
 	"time"
 
 	"go.uber.org/zap"
@@ -14,6 +15,7 @@ import (
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
+	"github.com/braidflow/braid/types"
 )
 
 // clusterService serves ClusterService to the task managers.
@@ -27,9 +29,21 @@ var _ braidv1.ClusterServiceServer = (*clusterService)(nil)
 // RegisterTaskManager stores the task manager under a lease of
 // HeartbeatTimeout and offers its slots to the scheduler. Registering again
 // with the same id replaces the earlier registration.
+// maxSlotsPerTaskManager bounds the slots one task manager offers.
+const maxSlotsPerTaskManager = 1024
+
 func (s *clusterService) RegisterTaskManager(ctx context.Context, req *braidv1.RegisterTaskManagerRequest) (*braidv1.RegisterTaskManagerResponse, error) {
 	if req.TaskManagerId == "" || req.Address == "" || req.Slots <= 0 {
 		return nil, status.Error(codes.InvalidArgument, "a task manager registers with an id, an address and at least one slot")
+	}
+	if err := types.CheckID("task manager id", req.TaskManagerId); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
+	}
+	if req.Slots > maxSlotsPerTaskManager {
+		return nil, status.Errorf(codes.InvalidArgument, "a task manager registers at most %d slots, not %d", maxSlotsPerTaskManager, req.Slots)
+	}
+	if _, _, err := net.SplitHostPort(req.Address); err != nil || len(req.Address) > 256 {
+		return nil, status.Errorf(codes.InvalidArgument, "task manager address %q is not host:port", req.Address)
 	}
 	info := metastore.TaskManagerInfo{ID: req.TaskManagerId, Address: req.Address, Slots: int(req.Slots), RegisteredUnixMs: time.Now().UnixMilli()}
 	if err := s.jm.store.RegisterTaskManager(ctx, info, s.jm.cfg.HeartbeatTimeout); err != nil {

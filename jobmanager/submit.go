@@ -18,6 +18,7 @@ import (
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
+	"github.com/braidflow/braid/types"
 )
 
 // rpcTimeout bounds each control RPC to a task manager.
@@ -49,6 +50,9 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 	}
 	if graph.JobId == "" {
 		graph.JobId = NewJobID()
+	}
+	if err := types.CheckID("job id", graph.JobId); err != nil {
+		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
 	if graph.Config == nil {
 		graph.Config = map[string]string{}

@@ -142,6 +142,11 @@ var _ braidv1.TaskServiceServer = (*taskService)(nil)
 // then starts each in its own goroutine. If any subtask cannot be built,
 // none of them start and the error is returned.
 func (s *taskService) DeployTasks(ctx context.Context, req *braidv1.DeployTasksRequest) (*braidv1.DeployTasksResponse, error) {
+	// NB: before the id names a directory: "../../x" once removed any
+	// directory of the host.
+	if err := types.CheckID("job id", req.GetGraph().GetJobId()); err != nil {
+		return nil, status.Error(codes.InvalidArgument, "taskmanager: deploy: "+err.Error())
+	}
 	if err := s.tm.deploy(req); err != nil {
 		var re *restoreError
 		if errors.As(err, &re) {
@@ -172,6 +177,9 @@ func (s *taskService) NotifyCheckpoint(ctx context.Context, req *braidv1.NotifyC
 // moment for them to stop and removes their state. Canceling an unknown job
 // does nothing.
 func (s *taskService) CancelJob(ctx context.Context, req *braidv1.CancelTasksRequest) (*braidv1.CancelTasksResponse, error) {
+	if err := types.CheckID("job id", req.JobId); err != nil {
+		return nil, status.Error(codes.InvalidArgument, "taskmanager: cancel: "+err.Error())
+	}
 	s.tm.cancelJob(ctx, req.JobId)
 	return &braidv1.CancelTasksResponse{}, nil
 }

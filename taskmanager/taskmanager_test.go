@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -18,7 +19,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -309,5 +312,48 @@ func TestStartRemovesEarlierState(t *testing.T) {
 	defer tm.Close()
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
 		t.Fatalf("stale state still there after start: %v", err)
+	}
+}
+
+// TestDeployRefusesPathJobID: a job id that is a path is refused before it
+// names a directory (it once made the task manager remove any directory of
+// the host), and the task manager keeps serving.
+func TestDeployRefusesPathJobID(t *testing.T) {
+	_, jmAddr := startFakeJM(t)
+	data := t.TempDir()
+	victim := filepath.Join(filepath.Dir(data), "victim-"+filepath.Base(data))
+	if err := os.MkdirAll(victim, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(victim)
+	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0", DataDir: data})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	conn, err := grpc.NewClient(tm.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ts := braidv1.NewTaskServiceClient(conn)
+	rel, _ := filepath.Rel(filepath.Join(data, "jobs"), victim)
+	for _, id := range []string{rel, "../x", "", "a/b"} {
+		_, err := ts.DeployTasks(context.Background(), &braidv1.DeployTasksRequest{
+			Graph:  &braidv1.JobGraph{JobId: id, Vertices: []*braidv1.Vertex{{Id: 0, Parallelism: 1}}},
+			Deploy: []*braidv1.SubtaskRef{{Vertex: 0}},
+		})
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "job id") {
+			t.Errorf("deploy of job %q: %v, want InvalidArgument naming the job id", id, err)
+		}
+		if _, err := ts.CancelJob(context.Background(), &braidv1.CancelTasksRequest{JobId: id}); status.Code(err) != codes.InvalidArgument {
+			t.Errorf("cancel of job %q: %v, want InvalidArgument", id, err)
+		}
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the directory outside the data dir is gone: %v", err)
 	}
 }
