@@ -81,17 +81,25 @@ type parser struct {
 	// an error there can say what would have been accepted.
 	expected []string
 	expAt    int
+	// depth is the number of levels of nesting open at the cursor (see
+	// MaxNestingDepth).
+	depth int
+	// signEnd is the token index just past the last run of prefix signs:
+	// a "(" there opens no level of its own.
+	signEnd int
 }
 
 func newParser(src string) *parser {
-	return &parser{src: src, toks: tokenize(src)}
+	return &parser{src: src, toks: tokenize(src), signEnd: -1}
 }
 
 // bailout unwinds the parse of one statement after an error.
 type bailout struct{}
 
-// run calls f, turning a bailout into a recorded error.
+// run calls f, turning a bailout into a recorded error. Each run starts at
+// nesting depth 0.
 func (p *parser) run(f func()) (ok bool) {
+	p.depth = 0
 	defer func() {
 		if r := recover(); r != nil {
 			if _, isBail := r.(bailout); !isBail {

@@ -26,9 +26,12 @@ func (p *parser) query() *ast.Query {
 				c.Columns = p.identList()
 			}
 			p.expectKw("AS")
+			open := p.pos()
 			p.expectOp("(")
+			p.enter(open, "query")
 			c.Query = p.query()
 			p.expectOp(")")
+			p.leave()
 			q.With = append(q.With, c)
 			if !p.acceptOp(",") {
 				break
@@ -128,6 +131,8 @@ func (p *parser) queryPrimary() ast.QueryExpr {
 	case p.isKw("VALUES"):
 		return p.values()
 	case p.isOp("("):
+		p.enter(p.pos(), "query")
+		defer p.leave()
 		p.i++
 		q := p.query()
 		p.expectOp(")")
@@ -327,12 +332,15 @@ func (p *parser) tableExpr() ast.TableExpr {
 	}
 }
 
+// tablePrimary parses a table name, a table function, UNNEST or a derived
+// or parenthesised table; all but a name open a level of nesting.
 func (p *parser) tablePrimary() ast.TableExpr {
 	pos := p.pos()
 	lateral := p.acceptKw("LATERAL")
 	var t ast.TableExpr
 	switch {
 	case p.peekKw("TABLE") && p.peek(1).text == "(":
+		p.enter(pos, "query")
 		p.i += 2
 		f := &ast.TableFunc{Pos: pos, Lateral: lateral}
 		call, ok := p.expr().(*ast.FuncCall)
@@ -341,12 +349,15 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		}
 		f.Call = call
 		p.expectOp(")")
+		p.leave()
 		f.Alias = p.tableAlias()
 		t = f
 	case p.isOp("(") && p.startsQuery():
+		p.enter(pos, "query")
 		p.i++
 		d := &ast.DerivedTable{Pos: pos, Lateral: lateral, Query: p.query()}
 		p.expectOp(")")
+		p.leave()
 		d.Alias = p.tableAlias()
 		t = d
 	case lateral:
@@ -354,16 +365,20 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		p.expect(`"("`)
 		p.unexpected()
 	case p.peekKw("UNNEST") && p.peek(1).text == "(":
+		p.enter(pos, "query")
 		p.i += 2
 		u := &ast.Unnest{Pos: pos, Args: p.exprList()}
 		p.expectOp(")")
+		p.leave()
 		u.WithOrdinality = p.acceptKw("WITH ORDINALITY")
 		u.Alias = p.tableAlias()
 		t = u
 	case p.isOp("("):
+		p.enter(pos, "query")
 		p.i++
 		pt := &ast.ParenTable{Pos: pos, Table: p.tableExpr()}
 		p.expectOp(")")
+		p.leave()
 		t = pt
 	default:
 		n := &ast.TableName{Pos: pos, Name: p.objectName()}

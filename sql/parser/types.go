@@ -43,18 +43,24 @@ func (p *parser) baseType() *ast.Type {
 			t.Name = "DOUBLE PRECISION"
 		}
 	case "ARRAY", "MULTISET":
+		p.enter(t.Pos, "type")
 		p.expectOp("<")
 		t.Elem = p.typ()
 		p.expectOp(">")
+		p.leave()
 		return t
 	case "MAP":
+		p.enter(t.Pos, "type")
 		p.expectOp("<")
 		t.Key = p.typ()
 		p.expectOp(",")
 		t.Value = p.typ()
 		p.expectOp(">")
+		p.leave()
 		return t
 	case "ROW":
+		p.enter(t.Pos, "type")
+		defer p.leave()
 		close := ">"
 		if p.peekOp("(") {
 			t.Parens = true

@@ -1,0 +1,187 @@
+package parser
+
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"testing"
+
+	"github.com/braidflow/braid/sql/ast"
+)
+
+// smallStack runs f with goroutine stacks capped at 16 MiB, far more than
+// parsing at MaxNestingDepth needs, so that a parse that recursed once per
+// level or term of a 100,000-level input would crash the test instead of
+// quietly growing the stack towards Go's 1 GiB default.
+func smallStack(t *testing.T, f func()) {
+	t.Helper()
+	old := debug.SetMaxStack(4 << 20)
+	defer debug.SetMaxStack(old)
+	f()
+}
+
+// nested is one construct that nests: prefix, then unit n times, then
+// core, then close n times, then end. The prefix opens outer levels and
+// each unit per levels (1 if 0), the first at byte offset at in the unit.
+type nested struct {
+	name                           string
+	prefix, unit, core, close, end string
+	outer, per, at                 int
+	far                            int // units of the deep case; 20,000 if 0
+	kind                           string
+	parse                          func(string) (ast.Node, error)
+}
+
+func (c nested) text(n int) string {
+	return c.prefix + strings.Repeat(c.unit, n) + c.core + strings.Repeat(c.close, n) + c.end
+}
+
+// units is how many units nest exactly MaxNestingDepth levels deep.
+func (c nested) units() int { return (MaxNestingDepth - c.outer) / max(c.per, 1) }
+
+// wantErr is the error for c nested one unit too deep: at the unit that
+// opens the first level past the limit (the cases are ASCII, on one line).
+func (c nested) wantErr() string {
+	col := len(c.prefix) + c.units()*len(c.unit) + c.at + 1
+	return fmt.Sprintf("sql: line 1, column %d: %s nested too deeply (more than %d levels)", col, c.kind, MaxNestingDepth)
+}
+
+func parseScriptNode(s string) (ast.Node, error) {
+	stmts, err := ParseScript(s)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, fmt.Errorf("%d statements", len(stmts))
+	}
+	return stmts[0], nil
+}
+
+var nestedCases = []nested{
+	{name: "parentheses", prefix: "SELECT ", unit: "(", core: "1", close: ")", far: 100_000, kind: "expression"},
+	{name: "calls", prefix: "SELECT ", unit: "f(", core: "1", close: ")", far: 100_000, kind: "expression"},
+	{name: "calls with two arguments", prefix: "SELECT ", unit: "f(a, ", core: "1", close: ")", kind: "expression"},
+	{name: "CASE", prefix: "SELECT ", unit: "CASE WHEN a THEN ", core: "1", close: " END", kind: "expression"},
+	{name: "CASE ELSE", prefix: "SELECT ", unit: "CASE WHEN a THEN 1 ELSE ", core: "2", close: " END", kind: "expression"},
+	{name: "CAST", prefix: "SELECT ", unit: "CAST(", core: "1", close: " AS INT)", kind: "expression"},
+	{name: "minus signs", prefix: "SELECT ", unit: "- ", core: "1", far: 100_000, kind: "expression"},
+	{name: "plus signs", prefix: "SELECT ", unit: "+", core: "1", kind: "expression"},
+	{name: "signed parentheses", prefix: "SELECT ", unit: "-(", core: "1", close: ")", kind: "expression"},
+	{name: "NOT", prefix: "SELECT ", unit: "NOT ", core: "a", kind: "expression"},
+	{name: "subscripts", prefix: "SELECT a", unit: "[a", core: "", close: "]", kind: "expression"},
+	{name: "ARRAY", prefix: "SELECT ", unit: "ARRAY[", core: "1", close: "]", kind: "expression"},
+	{name: "ROW", prefix: "SELECT ", unit: "ROW(", core: "1", close: ")", kind: "expression"},
+	{name: "IN lists", prefix: "SELECT ", unit: "a IN (", core: "1", close: ")", at: 5, kind: "expression"},
+	{name: "TRIM", prefix: "SELECT ", unit: "TRIM(", core: "s", close: ")", kind: "expression"},
+	{name: "table arguments", prefix: "SELECT f(", unit: "TABLE t PARTITION BY ", core: "a", end: ")", outer: 1, kind: "expression"},
+	{name: "scalar subqueries", prefix: "SELECT ", unit: "(SELECT ", core: "1", close: ")", kind: "expression"},
+	{name: "EXISTS", prefix: "SELECT ", unit: "EXISTS (SELECT ", core: "1", close: ")", kind: "expression"},
+	{name: "IN subqueries", prefix: "SELECT 1 FROM t WHERE ", unit: "a IN (SELECT a FROM t WHERE ", core: "b", close: ")", at: 5, kind: "expression"},
+	{name: "parenthesised queries", unit: "(", core: "SELECT 1", close: ")", kind: "query"},
+	{name: "derived tables", prefix: "SELECT * FROM ", unit: "(SELECT * FROM ", core: "t", close: ")", kind: "query"},
+	{name: "parenthesised tables", prefix: "SELECT * FROM ", unit: "(", core: "t", close: ")", kind: "query"},
+	{name: "CTEs", unit: "WITH a AS (", core: "SELECT 1", close: ") SELECT 1", at: 10, kind: "query"},
+	// f( - CASE NOT ( are five levels: the ( after the sign opens none.
+	{name: "mixed", prefix: "SELECT ", unit: "f(-(CASE WHEN NOT (", core: "a", close: ") THEN 1 END))", per: 5, kind: "expression"},
+	{name: "ARRAY types", unit: "ARRAY<", core: "INT", close: ">", kind: "type", parse: parseTypeNode},
+	{name: "ROW types", unit: "ROW<a ", core: "INT", close: ">", kind: "type", parse: parseTypeNode},
+	{name: "MAP types", unit: "MAP<INT, ", core: "INT", close: ">", kind: "type", parse: parseTypeNode},
+	{name: "types in CAST", prefix: "SELECT CAST(1 AS ", unit: "ROW(a ", core: "INT", close: ")", end: ")", outer: 1, kind: "type"},
+}
+
+// TestNestingLimit parses every construct that nests at the limit, one
+// level past it and far past it (20,000 or 100,000 units). At the limit the statement parses
+// and prints to SQL that parses back to the same tree; past it the error
+// names the position of the first level too many, and never overflows the
+// stack.
+func TestNestingLimit(t *testing.T) {
+	for _, c := range nestedCases {
+		t.Run(c.name, func(t *testing.T) {
+			parse := c.parse
+			if parse == nil {
+				parse = parseScriptNode
+			}
+			if (MaxNestingDepth-c.outer)%max(c.per, 1) != 0 {
+				t.Fatalf("%d levels per unit do not add up to MaxNestingDepth", c.per)
+			}
+			smallStack(t, func() {
+				n, err := parse(c.text(c.units()))
+				if err != nil {
+					t.Fatalf("at the limit: %v", err)
+				}
+				if err := roundTrip(n, parse); err != nil {
+					t.Fatal(err)
+				}
+				far := c.far
+				if far == 0 {
+					far = 20_000
+				}
+				for _, units := range []int{c.units() + 1, far} {
+					if _, err := parse(c.text(units)); err == nil || err.Error() != c.wantErr() {
+						t.Errorf("%d units: got %v\nwant %s", units, err, c.wantErr())
+					}
+				}
+			})
+		})
+	}
+}
+
+// chains are left-associative chains of n terms, which the parser reads in
+// loops: they open no levels of nesting, however long.
+var chains = []struct {
+	name string
+	text func(n int) string
+}{
+	{"plus", func(n int) string { return "SELECT 1" + strings.Repeat("+1", n-1) }},
+	{"OR", func(n int) string { return "SELECT a = 1" + strings.Repeat(" OR a = 1", n-1) }},
+	{"AND", func(n int) string { return "SELECT a" + strings.Repeat(" AND a", n-1) }},
+	{"comparisons", func(n int) string { return "SELECT a" + strings.Repeat(" = a", n-1) }},
+	{"concatenation", func(n int) string { return "SELECT 'a'" + strings.Repeat(" || 'a'", n-1) }},
+	{"products", func(n int) string { return "SELECT 2" + strings.Repeat("*2", n-1) }},
+	{"IS NULL", func(n int) string { return "SELECT a" + strings.Repeat(" IS NULL", n-1) }},
+	{"subscripts", func(n int) string { return "SELECT a" + strings.Repeat("[1]", n-1) }},
+	{"fields", func(n int) string { return "SELECT f(a)" + strings.Repeat(".b", n-1) }},
+	{"UNION ALL", func(n int) string { return "SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", n-1) }},
+	{"joins", func(n int) string { return "SELECT * FROM t" + strings.Repeat(" JOIN t ON TRUE", n-1) }},
+	{"comma joins", func(n int) string { return "SELECT * FROM t" + strings.Repeat(", t", n-1) }},
+	{"ARRAY types", func(n int) string { return "SELECT CAST(a AS INT" + strings.Repeat(" ARRAY", n-1) + ")" }},
+}
+
+// TestLongChains parses 5,000-term chains (10 KB of 1+1+...+1) without
+// recursing once per term, and checks they print and parse back.
+func TestLongChains(t *testing.T) {
+	for _, c := range chains {
+		t.Run(c.name, func(t *testing.T) {
+			smallStack(t, func() {
+				n, err := parseScriptNode(c.text(5000))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := roundTrip(n, parseScriptNode); err != nil {
+					t.Fatal(err)
+				}
+			})
+		})
+	}
+}
+
+func TestPlusChainIsLeftDeep(t *testing.T) {
+	src := strings.TrimPrefix(chains[0].text(5000), "SELECT ")
+	if len(src) != 9999 {
+		t.Fatalf("%d bytes", len(src))
+	}
+	e, err := ParseExpr(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	terms := 1
+	for b, ok := e.(*ast.Binary); ok; b, ok = b.L.(*ast.Binary) {
+		if _, ok := b.R.(*ast.Literal); !ok || b.Op != ast.OpAdd {
+			t.Fatalf("term %d: %s", terms, b)
+		}
+		terms++
+	}
+	if terms != 5000 {
+		t.Fatalf("%d terms on the left spine", terms)
+	}
+}
