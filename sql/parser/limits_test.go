@@ -185,3 +185,26 @@ func TestPlusChainIsLeftDeep(t *testing.T) {
 		t.Fatalf("%d terms on the left spine", terms)
 	}
 }
+
+// TestLeadingParenthesesScannedOnce checks that deciding, at each level of
+// "((((", between a parenthesised query and a parenthesised expression
+// looks at each token once, not once per level (which was quadratic).
+func TestLeadingParenthesesScannedOnce(t *testing.T) {
+	for _, src := range []string{
+		strings.Repeat("(", 100_000) + "SELECT 1" + strings.Repeat(")", 100_000),
+		"SELECT " + strings.Repeat("(", 100_000) + "1" + strings.Repeat(")", 100_000),
+		"SELECT * FROM " + strings.Repeat("(", 100_000) + "t" + strings.Repeat(")", 100_000),
+		"SELECT 1 FROM t WHERE a IN " + strings.Repeat("(", 100_000) + "1" + strings.Repeat(")", 100_000),
+		"SELECT " + strings.Repeat("((SELECT ", 50_000) + "1" + strings.Repeat("))", 50_000),
+	} {
+		p := newParser(src)
+		p.run(func() { p.statement() })
+		if len(p.errs) != 1 || !strings.Contains(p.errs[0].Msg, "nested too deeply") {
+			t.Fatalf("%.20s...: %v", src, p.errs)
+		}
+		// The first level scans the whole run; deeper levels reuse it.
+		if p.scanned > len(src)/2+10 {
+			t.Errorf("%.20s...: startsQuery looked at %d tokens of %d", src, p.scanned, len(p.toks))
+		}
+	}
+}

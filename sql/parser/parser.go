@@ -87,10 +87,17 @@ type parser struct {
 	// signEnd is the token index just past the last run of prefix signs:
 	// a "(" there opens no level of its own.
 	signEnd int
+	// parenRun is startsQuery's last scan: the tokens from from to end-1
+	// are "(", and end is the first token after them.
+	parenRun struct{ from, end int }
+	// scanned counts the tokens startsQuery has looked at, for tests.
+	scanned int
 }
 
 func newParser(src string) *parser {
-	return &parser{src: src, toks: tokenize(src), signEnd: -1}
+	p := &parser{src: src, toks: tokenize(src), signEnd: -1}
+	p.parenRun.end = -1
+	return p
 }
 
 // bailout unwinds the parse of one statement after an error.

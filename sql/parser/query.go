@@ -6,14 +6,22 @@ import (
 
 // startsQuery reports whether the tokens at the cursor begin a query,
 // looking through any number of opening parentheses.
+//
+// NB: each level of "((((" asks again one token further on. The answer is
+// the same for every token of a run of "(", so the run is scanned once and
+// remembered: parsing stays linear. The cursor never moves back, so one run
+// is all there is to remember.
 func (p *parser) startsQuery() bool {
-	for n := 0; ; n++ {
-		t := p.peek(n)
-		if t.kind == tokOp && t.text == "(" {
-			continue
+	if p.i < p.parenRun.from || p.i > p.parenRun.end {
+		end := p.i
+		for t := &p.toks[end]; t.kind == tokOp && t.text == "("; t = &p.toks[end] {
+			end++
 		}
-		return t.kind == tokIdent && (t.upper == "SELECT" || t.upper == "WITH" || t.upper == "VALUES")
+		p.scanned += end - p.i + 1
+		p.parenRun.from, p.parenRun.end = p.i, end
 	}
+	t := &p.toks[p.parenRun.end]
+	return t.kind == tokIdent && (t.upper == "SELECT" || t.upper == "WITH" || t.upper == "VALUES")
 }
 
 // query parses [WITH ...] body [ORDER BY ...] [LIMIT ...] [OFFSET ...].
