@@ -28,6 +28,16 @@ const (
 	// all the SQL Flink accepts in practice and much more than anyone writes
 	// by hand.
 	MaxNestingDepth = 200
+
+	// MaxTreeDepth is how deep the syntax tree of one statement (or of the
+	// expression or type ParseExpr or ParseType read) may be. Nesting is
+	// limited above; what else deepens a tree is chains read in loops, such
+	// as a OR b OR ..., 1 + 1 + ..., UNION ALL or JOIN chains, each operator
+	// of which is a level. The printer, ast.Walk and the planner's binder
+	// recurse once per level, so the limit keeps them far from Go's 1 GiB
+	// stack limit (and the parse linear: the check is one walk). 10,000 is
+	// twice 5,000 terms, 10 KB of 1+1+...+1, which generated SQL reaches.
+	MaxTreeDepth = 10_000
 )
 
 // enter opens a level of nesting for a construct at pos; kind names it in
@@ -43,3 +53,46 @@ func (p *parser) enter(pos ast.Pos, kind string) {
 
 // leave closes the level the last enter opened.
 func (p *parser) leave() { p.depth-- }
+
+// checkTreeDepth fails the statement if the tree under n is deeper than
+// MaxTreeDepth, at the first node (in source order) too deep.
+func (p *parser) checkTreeDepth(n ast.Node) {
+	var c depthCheck
+	ast.Walk(&c, n)
+	if c.tooDeep == nil {
+		return
+	}
+	kind := "statement"
+	switch c.tooDeep.(type) {
+	case ast.Expr:
+		kind = "expression"
+	case ast.QueryExpr, ast.TableExpr:
+		kind = "query"
+	case *ast.Type:
+		kind = "type"
+	}
+	p.errorAt(c.tooDeep.Position(), fmt.Sprintf("%s too deep: its syntax tree has more than %d levels "+
+		"(each operator in a chain such as a OR b OR c adds one)", kind, MaxTreeDepth))
+}
+
+// depthCheck is an ast.Visitor that finds the first node deeper than
+// MaxTreeDepth, and then descends no further.
+type depthCheck struct {
+	depth   int
+	tooDeep ast.Node
+}
+
+func (c *depthCheck) Visit(n ast.Node) ast.Visitor {
+	switch {
+	case n == nil:
+		c.depth--
+		return nil
+	case c.tooDeep != nil:
+		return nil
+	case c.depth == MaxTreeDepth:
+		c.tooDeep = n
+		return nil
+	}
+	c.depth++
+	return c
+}

@@ -9,13 +9,12 @@ import (
 	"github.com/braidflow/braid/sql/ast"
 )
 
-// smallStack runs f with goroutine stacks capped at 16 MiB, far more than
-// parsing at MaxNestingDepth needs, so that a parse that recursed once per
-// level or term of a 100,000-level input would crash the test instead of
-// quietly growing the stack towards Go's 1 GiB default.
-func smallStack(t *testing.T, f func()) {
-	t.Helper()
-	old := debug.SetMaxStack(4 << 20)
+// smallStack runs f with goroutine stacks capped at max bytes, a few times
+// what f needs, so that a parse that recursed once per level or term of a
+// deep input crashes the test instead of quietly growing the stack towards
+// Go's 1 GiB default.
+func smallStack(max int, f func()) {
+	old := debug.SetMaxStack(max)
 	defer debug.SetMaxStack(old)
 	f()
 }
@@ -104,7 +103,8 @@ func TestNestingLimit(t *testing.T) {
 			if (MaxNestingDepth-c.outer)%max(c.per, 1) != 0 {
 				t.Fatalf("%d levels per unit do not add up to MaxNestingDepth", c.per)
 			}
-			smallStack(t, func() {
+			// At the limit a parse needs under 512 KiB.
+			smallStack(4<<20, func() {
 				n, err := parse(c.text(c.units()))
 				if err != nil {
 					t.Fatalf("at the limit: %v", err)
@@ -127,41 +127,83 @@ func TestNestingLimit(t *testing.T) {
 }
 
 // chains are left-associative chains of n terms, which the parser reads in
-// loops: they open no levels of nesting, however long.
+// loops: they open no levels of nesting, however long, but each operator
+// deepens the tree by one. Past MaxTreeDepth the error is at the chain's
+// first term, column col, and names kind.
 var chains = []struct {
 	name string
 	text func(n int) string
+	col  int
+	kind string
 }{
-	{"plus", func(n int) string { return "SELECT 1" + strings.Repeat("+1", n-1) }},
-	{"OR", func(n int) string { return "SELECT a = 1" + strings.Repeat(" OR a = 1", n-1) }},
-	{"AND", func(n int) string { return "SELECT a" + strings.Repeat(" AND a", n-1) }},
-	{"comparisons", func(n int) string { return "SELECT a" + strings.Repeat(" = a", n-1) }},
-	{"concatenation", func(n int) string { return "SELECT 'a'" + strings.Repeat(" || 'a'", n-1) }},
-	{"products", func(n int) string { return "SELECT 2" + strings.Repeat("*2", n-1) }},
-	{"IS NULL", func(n int) string { return "SELECT a" + strings.Repeat(" IS NULL", n-1) }},
-	{"subscripts", func(n int) string { return "SELECT a" + strings.Repeat("[1]", n-1) }},
-	{"fields", func(n int) string { return "SELECT f(a)" + strings.Repeat(".b", n-1) }},
-	{"UNION ALL", func(n int) string { return "SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", n-1) }},
-	{"joins", func(n int) string { return "SELECT * FROM t" + strings.Repeat(" JOIN t ON TRUE", n-1) }},
-	{"comma joins", func(n int) string { return "SELECT * FROM t" + strings.Repeat(", t", n-1) }},
-	{"ARRAY types", func(n int) string { return "SELECT CAST(a AS INT" + strings.Repeat(" ARRAY", n-1) + ")" }},
+	{"plus", func(n int) string { return "SELECT 1" + strings.Repeat("+1", n-1) }, 8, "expression"},
+	{"OR", func(n int) string { return "SELECT a = 1" + strings.Repeat(" OR a = 1", n-1) }, 8, "expression"},
+	{"AND", func(n int) string { return "SELECT a" + strings.Repeat(" AND a", n-1) }, 8, "expression"},
+	{"comparisons", func(n int) string { return "SELECT a" + strings.Repeat(" = a", n-1) }, 8, "expression"},
+	{"concatenation", func(n int) string { return "SELECT 'a'" + strings.Repeat(" || 'a'", n-1) }, 8, "expression"},
+	{"products", func(n int) string { return "SELECT 2" + strings.Repeat("*2", n-1) }, 8, "expression"},
+	{"IS NULL", func(n int) string { return "SELECT a" + strings.Repeat(" IS NULL", n-1) }, 8, "expression"},
+	{"subscripts", func(n int) string { return "SELECT a" + strings.Repeat("[1]", n-1) }, 8, "expression"},
+	{"fields", func(n int) string { return "SELECT f(a)" + strings.Repeat(".b", n-1) }, 8, "expression"},
+	{"signs and parentheses", func(n int) string { return "SELECT " + strings.Repeat("-(", n) + "1" + strings.Repeat(")", n) }, 0, ""},
+	{"UNION ALL", func(n int) string { return "SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", n-1) }, 1, "query"},
+	{"joins", func(n int) string { return "SELECT * FROM t" + strings.Repeat(" JOIN t ON TRUE", n-1) }, 15, "query"},
+	{"comma joins", func(n int) string { return "SELECT * FROM t" + strings.Repeat(", t", n-1) }, 15, "query"},
+	{"ARRAY types", func(n int) string { return "SELECT CAST(a AS INT" + strings.Repeat(" ARRAY", n-1) + ")" }, 18, "type"},
 }
 
-// TestLongChains parses 5,000-term chains (10 KB of 1+1+...+1) without
-// recursing once per term, and checks they print and parse back.
+// TestLongChains parses 5,000-term chains (10 KB of 1+1+...+1) and checks
+// they print and parse back, and that 20,000 terms fail at the chain's
+// first term for being too deep, on a stack too small for a parser that
+// recursed once per term.
 func TestLongChains(t *testing.T) {
 	for _, c := range chains {
 		t.Run(c.name, func(t *testing.T) {
-			smallStack(t, func() {
+			if c.kind == "" {
+				return // nested, not a chain; TestNestingLimit has it
+			}
+			smallStack(512<<10, func() {
 				n, err := parseScriptNode(c.text(5000))
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := roundTrip(n, parseScriptNode); err != nil {
-					t.Fatal(err)
+				want := fmt.Sprintf("sql: line 1, column %d: %s too deep: its syntax tree has more than %d levels "+
+					"(each operator in a chain such as a OR b OR c adds one)", c.col, c.kind, MaxTreeDepth)
+				if _, err := parseScriptNode(c.text(20_000)); err == nil || err.Error() != want {
+					t.Errorf("got %v\nwant %s", err, want)
 				}
+				// The printer recurses once per level: 5,000 need under 8 MiB.
+				smallStack(8<<20, func() {
+					if err := roundTrip(n, parseScriptNode); err != nil {
+						t.Fatal(err)
+					}
+				})
 			})
 		})
+	}
+}
+
+// TestTreeDepthLimit checks the limit to the level, with a chain of + in
+// ParseExpr (whose tree is the chain), and that ParseScript goes on with
+// the next statement after a statement too deep.
+func TestTreeDepthLimit(t *testing.T) {
+	chain := func(n int) string { return "1" + strings.Repeat("+1", n-1) }
+	// n terms are n-1 additions above a literal: n levels.
+	if _, err := ParseExpr(chain(MaxTreeDepth)); err != nil {
+		t.Fatalf("%d levels: %v", MaxTreeDepth, err)
+	}
+	if _, err := ParseExpr(chain(MaxTreeDepth + 1)); err == nil || !strings.Contains(err.Error(), "column 1: expression too deep") {
+		t.Fatalf("%d levels: %v", MaxTreeDepth+1, err)
+	}
+	stmts, err := ParseScript("SELECT " + chain(MaxTreeDepth) + ";\nSELECT 2")
+	if len(stmts) != 1 || stmts[0].String() != "SELECT 2" {
+		t.Fatalf("statements after the error: %v", stmts)
+	}
+	if el, ok := err.(ErrorList); !ok || len(el) != 1 || el[0].Pos.Line != 1 || el[0].Pos.Col != 8 {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := ParseType("INT" + strings.Repeat(" ARRAY", MaxTreeDepth)); err == nil || !strings.Contains(err.Error(), "type too deep") {
+		t.Fatalf("got %v", err)
 	}
 }
 

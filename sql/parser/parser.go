@@ -33,6 +33,7 @@ func ParseStatement(src string) (ast.Statement, error) {
 		for p.acceptOp(";") {
 		}
 		s = p.statement()
+		p.checkTreeDepth(s)
 		for p.acceptOp(";") {
 		}
 		p.expectEOF()
@@ -51,6 +52,7 @@ func ParseExpr(src string) (ast.Expr, error) {
 	p.run(func() {
 		e = p.expr()
 		p.expectEOF()
+		p.checkTreeDepth(e)
 	})
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -65,6 +67,7 @@ func ParseType(src string) (*ast.Type, error) {
 	p.run(func() {
 		t = p.typ()
 		p.expectEOF()
+		p.checkTreeDepth(t)
 	})
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -125,6 +128,7 @@ func (p *parser) statementOrSkip() ast.Statement {
 	var s ast.Statement
 	if p.run(func() {
 		s = p.statement()
+		p.checkTreeDepth(s)
 		if p.tok().kind != tokEOF {
 			p.expectOp(";")
 		}
