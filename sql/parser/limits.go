@@ -11,6 +11,16 @@ import (
 // position, never in a goroutine stack overflow, which is fatal and which no
 // recover can catch, nor in time or memory that grows faster than the text.
 const (
+	// MaxScriptBytes is the longest text ParseScript parses: 1 MiB, a
+	// thousand times a long hand-written job. The parser keeps the whole
+	// text, its tokens and its tree in memory, tens of bytes per byte of
+	// text, so the limit bounds what one request can make it allocate.
+	// Callers that receive scripts (the gateway) can refuse longer ones
+	// before reading them whole. Only ParseScript checks it: the other
+	// Parse functions read text Braid wrote itself (the catalog stores
+	// printed expressions), which printing can make longer than it came.
+	MaxScriptBytes = 1 << 20
+
 	// MaxNestingDepth is how many levels expressions, queries and types may
 	// nest. A level is opened by each parenthesised expression, row or
 	// subquery; each function call and built-in form written with
@@ -39,6 +49,11 @@ const (
 	// twice 5,000 terms, 10 KB of 1+1+...+1, which generated SQL reaches.
 	MaxTreeDepth = 10_000
 )
+
+// scriptTooLong is ParseScript's error for a script over MaxScriptBytes.
+func scriptTooLong(n int) error {
+	return ErrorList{{Msg: fmt.Sprintf("script is %d bytes, over the limit of %d bytes", n, MaxScriptBytes)}}
+}
 
 // enter opens a level of nesting for a construct at pos; kind names it in
 // the error ("expression", "query" or "type"). Past MaxNestingDepth it

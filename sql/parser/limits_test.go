@@ -1,6 +1,7 @@
 package parser
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 	"strings"
@@ -248,5 +249,25 @@ func TestLeadingParenthesesScannedOnce(t *testing.T) {
 		if p.scanned > len(src)/2+10 {
 			t.Errorf("%.20s...: startsQuery looked at %d tokens of %d", src, p.scanned, len(p.toks))
 		}
+	}
+}
+
+func TestScriptSizeLimit(t *testing.T) {
+	// A script of exactly MaxScriptBytes parses.
+	stmt := "INSERT INTO t VALUES (1, 'a');\n"
+	src := strings.Repeat(stmt, MaxScriptBytes/len(stmt))
+	src += strings.Repeat(" ", MaxScriptBytes-len(src))
+	stmts, err := ParseScript(src)
+	if err != nil || len(stmts) != MaxScriptBytes/len(stmt) {
+		t.Fatalf("%d bytes: %d statements, %v", len(src), len(stmts), err)
+	}
+	stmts, err = ParseScript(src + ";")
+	want := fmt.Sprintf("sql: script is %d bytes, over the limit of %d bytes", MaxScriptBytes+1, MaxScriptBytes)
+	if stmts != nil || err == nil || err.Error() != want {
+		t.Fatalf("got %v, %v\nwant %s", stmts, err, want)
+	}
+	var perr *Error
+	if !errors.As(err, &perr) {
+		t.Fatalf("%T is not a *parser.Error", err)
 	}
 }

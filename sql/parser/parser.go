@@ -10,8 +10,12 @@ import (
 // ParseScript parses a script of ';'-separated statements. Empty
 // statements are skipped. Positions and spans are relative to src. On
 // errors it returns the statements that parsed and an ErrorList; after an
-// error the parser resumes at the next ';'.
+// error the parser resumes at the next ';'. A script longer than
+// MaxScriptBytes is an error without a position, and is not parsed.
 func ParseScript(src string) ([]ast.Statement, error) {
+	if len(src) > MaxScriptBytes {
+		return nil, scriptTooLong(len(src))
+	}
 	p := newParser(src)
 	var stmts []ast.Statement
 	for p.tok().kind != tokEOF && len(p.errs) < maxErrors {
