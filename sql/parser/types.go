@@ -34,7 +34,7 @@ func (p *parser) baseType() *ast.Type {
 	}
 	t := &ast.Type{Pos: tk.pos, Name: tk.upper}
 	if tk.kind == tokQuotedIdent {
-		t.Name = tk.text
+		t.Name, t.Quoted = tk.text, true
 	}
 	p.i++
 	switch t.Name {
