@@ -66,18 +66,45 @@ func (l *lexer) advance(n int) {
 
 func (l *lexer) pos() ast.Pos { return ast.Pos{Offset: l.off, Line: l.line, Col: l.col} }
 
-// tokenize lexes all of src. The slice always ends with a tokEOF; a lexical
-// error becomes a tokIllegal and lexing resumes after it.
-func tokenize(src string) []token {
-	l := newLexer(src)
-	toks := make([]token, 0, len(src)/4+1)
-	for {
-		t := l.next()
-		toks = append(toks, t)
-		if t.kind == tokEOF {
-			return toks
+// tokens is the token stream of src, lexed on demand: at(i) runs the lexer
+// only as far as token i. The stream ends with a tokEOF; a lexical error
+// becomes a tokIllegal and lexing resumes after it.
+//
+// NB: lexing on demand lets an error near the start of a long hostile text
+// end the parse without lexing the rest, and the tokens live in chunks that
+// never move, so lexing never copies what it lexed and a *token stays valid.
+type tokens struct {
+	lex    *lexer
+	chunks [][]token
+	n      int  // tokens lexed so far
+	eof    bool // the last token lexed is the tokEOF
+}
+
+// chunkBits sets the tokens per chunk: 256, 18 KiB.
+const chunkBits = 8
+
+func newTokens(src string) *tokens { return &tokens{lex: newLexer(src)} }
+
+// at returns token i, or the tokEOF for any i past it.
+func (ts *tokens) at(i int) *token {
+	for i >= ts.n {
+		if ts.eof {
+			i = ts.n - 1
+			break
 		}
+		ts.lexOne()
 	}
+	return &ts.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
+}
+
+func (ts *tokens) lexOne() {
+	if ts.n&(1<<chunkBits-1) == 0 {
+		ts.chunks = append(ts.chunks, make([]token, 1<<chunkBits))
+	}
+	t := &ts.chunks[ts.n>>chunkBits][ts.n&(1<<chunkBits-1)]
+	*t = ts.lex.next()
+	ts.n++
+	ts.eof = t.kind == tokEOF
 }
 
 func isIdentStart(c byte) bool {

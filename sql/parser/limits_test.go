@@ -229,6 +229,29 @@ func TestPlusChainIsLeftDeep(t *testing.T) {
 	}
 }
 
+// TestHostileTextLexedOnlySoFar checks that a parse that fails near the
+// start of a long text lexes only the tokens it needed: 1 MiB of "(" costs
+// a few hundred tokens, not a million.
+func TestHostileTextLexedOnlySoFar(t *testing.T) {
+	for _, src := range []string{
+		"SELECT " + strings.Repeat("(", MaxScriptBytes-7),
+		"SELECT 1 FROM t WHERE a IN " + strings.Repeat("(", MaxScriptBytes-27),
+		"SELECT * FROM " + strings.Repeat("(", MaxScriptBytes-14),
+		strings.Repeat("(", MaxScriptBytes),
+		"SELECT " + strings.Repeat("- ", MaxScriptBytes/2-4),
+		"SELECT 1 FROM ;" + strings.Repeat("x", MaxScriptBytes-15),
+	} {
+		p := newParser(src)
+		p.run(func() { p.statement() })
+		if len(p.errs) != 1 {
+			t.Fatalf("%.20s...: %v", src, p.errs)
+		}
+		if p.toks.n > 2*MaxNestingDepth+10 {
+			t.Errorf("%.20s...: %v after lexing %d tokens", src, p.errs, p.toks.n)
+		}
+	}
+}
+
 // TestLeadingParenthesesScannedOnce checks that deciding, at each level of
 // "((((", between a parenthesised query and a parenthesised expression
 // looks at each token once, not once per level (which was quadratic).
@@ -247,7 +270,7 @@ func TestLeadingParenthesesScannedOnce(t *testing.T) {
 		}
 		// The first level scans the whole run; deeper levels reuse it.
 		if p.scanned > len(src)/2+10 {
-			t.Errorf("%.20s...: startsQuery looked at %d tokens of %d", src, p.scanned, len(p.toks))
+			t.Errorf("%.20s...: startsQuery looked at %d tokens of %d", src, p.scanned, p.toks.n)
 		}
 	}
 }

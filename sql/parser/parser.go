@@ -81,7 +81,7 @@ func ParseType(src string) (*ast.Type, error) {
 
 type parser struct {
 	src  string
-	toks []token
+	toks *tokens
 	i    int
 	errs ErrorList
 	// expected collects what the parser tested for at token index expAt, so
@@ -95,14 +95,14 @@ type parser struct {
 	// a "(" there opens no level of its own.
 	signEnd int
 	// parenRun is startsQuery's last scan: the tokens from from to end-1
-	// are "(", and end is the first token after them.
+	// are "(", and end is the token that decides the answer.
 	parenRun struct{ from, end int }
 	// scanned counts the tokens startsQuery has looked at, for tests.
 	scanned int
 }
 
 func newParser(src string) *parser {
-	p := &parser{src: src, toks: tokenize(src), signEnd: -1}
+	p := &parser{src: src, toks: newTokens(src), signEnd: -1}
 	p.parenRun.end = -1
 	return p
 }
@@ -148,19 +148,14 @@ func (p *parser) statementOrSkip() ast.Statement {
 	return nil
 }
 
-func (p *parser) tok() *token { return &p.toks[p.i] }
+func (p *parser) tok() *token { return p.toks.at(p.i) }
 
-func (p *parser) peek(n int) *token {
-	if p.i+n < len(p.toks) {
-		return &p.toks[p.i+n]
-	}
-	return &p.toks[len(p.toks)-1]
-}
+func (p *parser) peek(n int) *token { return p.toks.at(p.i + n) }
 
 func (p *parser) pos() ast.Pos { return p.tok().pos }
 
 func (p *parser) next() *token {
-	t := &p.toks[p.i]
+	t := p.toks.at(p.i)
 	if t.kind != tokEOF {
 		p.i++
 	}
@@ -172,7 +167,7 @@ func (p *parser) lastEnd() int {
 	if p.i == 0 {
 		return 0
 	}
-	return p.toks[p.i-1].end
+	return p.toks.at(p.i - 1).end
 }
 
 func (p *parser) expect(what string) {

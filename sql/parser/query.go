@@ -10,17 +10,22 @@ import (
 // NB: each level of "((((" asks again one token further on. The answer is
 // the same for every token of a run of "(", so the run is scanned once and
 // remembered: parsing stays linear. The cursor never moves back, so one run
-// is all there is to remember.
+// is all there is to remember. A run longer than the levels left before
+// MaxNestingDepth fails the parse whatever the answer, so the scan stops
+// there (answering no) rather than lex a hostile run to its end.
 func (p *parser) startsQuery() bool {
 	if p.i < p.parenRun.from || p.i > p.parenRun.end {
+		// One more "(" than the levels left, and one for a "(" after a
+		// sign, which opens none.
+		last := p.i + MaxNestingDepth - p.depth + 2
 		end := p.i
-		for t := &p.toks[end]; t.kind == tokOp && t.text == "("; t = &p.toks[end] {
+		for t := p.toks.at(end); t.kind == tokOp && t.text == "(" && end < last; t = p.toks.at(end) {
 			end++
 		}
 		p.scanned += end - p.i + 1
 		p.parenRun.from, p.parenRun.end = p.i, end
 	}
-	t := &p.toks[p.parenRun.end]
+	t := p.toks.at(p.parenRun.end)
 	return t.kind == tokIdent && (t.upper == "SELECT" || t.upper == "WITH" || t.upper == "VALUES")
 }
 
