@@ -13,18 +13,20 @@ import (
 func (p *parser) expr() ast.Expr {
 	p.expect("expression")
 	left := p.andExpr()
-	for p.isKw("OR") {
+	for n := 1; p.isKw("OR"); n++ {
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: ast.OpOr, L: left, R: p.andExpr()}
+		p.checkChain(n, left)
 	}
 	return left
 }
 
 func (p *parser) andExpr() ast.Expr {
 	left := p.notExpr()
-	for p.isKw("AND") {
+	for n := 1; p.isKw("AND"); n++ {
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: ast.OpAnd, L: left, R: p.notExpr()}
+		p.checkChain(n, left)
 	}
 	return left
 }
@@ -64,7 +66,8 @@ var cmpOps = map[string]ast.BinaryOp{
 
 func (p *parser) cmpExpr() ast.Expr {
 	left := p.concatExpr()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, left)
 		pos := left.Position()
 		t := p.tok()
 		if t.kind == tokOp {
@@ -160,16 +163,17 @@ func (p *parser) likeTail(l *ast.LikeExpr) ast.Expr {
 
 func (p *parser) concatExpr() ast.Expr {
 	left := p.addExpr()
-	for p.peekOp("||") {
+	for n := 1; p.peekOp("||"); n++ {
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: ast.OpConcat, L: left, R: p.addExpr()}
+		p.checkChain(n, left)
 	}
 	return left
 }
 
 func (p *parser) addExpr() ast.Expr {
 	left := p.mulExpr()
-	for {
+	for n := 1; ; n++ {
 		var op ast.BinaryOp
 		switch {
 		case p.peekOp("+"):
@@ -181,12 +185,13 @@ func (p *parser) addExpr() ast.Expr {
 		}
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: op, L: left, R: p.mulExpr()}
+		p.checkChain(n, left)
 	}
 }
 
 func (p *parser) mulExpr() ast.Expr {
 	left := p.unaryExpr()
-	for {
+	for n := 1; ; n++ {
 		var op ast.BinaryOp
 		switch {
 		case p.peekOp("*"):
@@ -200,6 +205,7 @@ func (p *parser) mulExpr() ast.Expr {
 		}
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: op, L: left, R: p.unaryExpr()}
+		p.checkChain(n, left)
 	}
 }
 
@@ -245,7 +251,8 @@ func (p *parser) unaryExpr() ast.Expr {
 
 func (p *parser) postfixExpr() ast.Expr {
 	x := p.primary()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, x)
 		switch {
 		case p.peekOp("["):
 			p.enter(p.pos(), "expression")

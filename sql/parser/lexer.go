@@ -74,10 +74,12 @@ func (l *lexer) pos() ast.Pos { return ast.Pos{Offset: l.off, Line: l.line, Col:
 // end the parse without lexing the rest, and the tokens live in chunks that
 // never move, so lexing never copies what it lexed and a *token stays valid.
 type tokens struct {
-	lex    *lexer
-	chunks [][]token
-	n      int  // tokens lexed so far
-	eof    bool // the last token lexed is the tokEOF
+	lex      *lexer
+	chunks   [][]token
+	n        int  // tokens lexed so far
+	eof      bool // the last token lexed is the tokEOF
+	released int  // chunks before this one are released
+	spare    []token
 }
 
 // chunkBits sets the tokens per chunk: 256, 18 KiB.
@@ -97,9 +99,25 @@ func (ts *tokens) at(i int) *token {
 	return &ts.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
 }
 
+// release lets the chunks wholly before token i-1 go: the parser reads no
+// token before i-1 again. ParseScript releases what each statement, or the
+// text skipped after an error, leaves behind, so that its memory is that of
+// the longest statement; the last chunk released is reused.
+func (ts *tokens) release(i int) {
+	for ; ts.released < (i-1)>>chunkBits; ts.released++ {
+		ts.spare = ts.chunks[ts.released]
+		ts.chunks[ts.released] = nil
+	}
+}
+
 func (ts *tokens) lexOne() {
 	if ts.n&(1<<chunkBits-1) == 0 {
-		ts.chunks = append(ts.chunks, make([]token, 1<<chunkBits))
+		c := ts.spare
+		if c == nil {
+			c = make([]token, 1<<chunkBits)
+		}
+		ts.spare = nil
+		ts.chunks = append(ts.chunks, c)
 	}
 	t := &ts.chunks[ts.n>>chunkBits][ts.n&(1<<chunkBits-1)]
 	*t = ts.lex.next()

@@ -3,6 +3,7 @@ package parser
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -248,6 +249,29 @@ func TestHostileTextLexedOnlySoFar(t *testing.T) {
 		}
 		if p.toks.n > 2*MaxNestingDepth+10 {
 			t.Errorf("%.20s...: %v after lexing %d tokens", src, p.errs, p.toks.n)
+		}
+	}
+}
+
+// TestHostileScriptMemory checks what ParseScript allocates for 1 MiB
+// scripts that fail: it lexes them to the end, looking for the next
+// statement, but keeps only a few chunks of tokens, and a chain too deep
+// fails as soon as it is read (they allocated 358 MB and 143 MB).
+func TestHostileScriptMemory(t *testing.T) {
+	for _, src := range []string{
+		"SELECT " + strings.Repeat("(", MaxScriptBytes-7),
+		"SELECT 1" + strings.Repeat("+1", MaxScriptBytes/2-4),
+		"SELECT * FROM t WHERE a = 1" + strings.Repeat(" OR a = 1", MaxScriptBytes/9-3),
+	} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := ParseScript(src)
+		runtime.ReadMemStats(&after)
+		if err == nil {
+			t.Fatalf("%.20s...: no error", src)
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 8<<20 {
+			t.Errorf("%.20s...: %d bytes allocated", src, n)
 		}
 	}
 }

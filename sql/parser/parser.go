@@ -19,6 +19,7 @@ func ParseScript(src string) ([]ast.Statement, error) {
 	p := newParser(src)
 	var stmts []ast.Statement
 	for p.tok().kind != tokEOF && len(p.errs) < maxErrors {
+		p.toks.release(p.i)
 		if p.acceptOp(";") {
 			continue
 		}
@@ -140,6 +141,7 @@ func (p *parser) statementOrSkip() ast.Statement {
 		return s
 	}
 	for t := p.tok(); t.kind != tokEOF; t = p.tok() {
+		p.toks.release(p.i)
 		p.i++
 		if t.kind == tokOp && t.text == ";" {
 			break

@@ -120,7 +120,8 @@ func setOpPrec(p *parser) (ast.SetOpKind, int) {
 // setExpr parses set operations binding at least as tightly as min.
 func (p *parser) setExpr(min int) ast.QueryExpr {
 	left := p.queryPrimary()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, left)
 		op, prec := setOpPrec(p)
 		if prec == 0 || prec < min {
 			return left
@@ -312,7 +313,8 @@ func (p *parser) groupingSet() []ast.Expr {
 // tableExpr parses a FROM clause: table primaries joined left to right.
 func (p *parser) tableExpr() ast.TableExpr {
 	left := p.tablePrimary()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, left)
 		pos := left.Position()
 		var kind ast.JoinKind
 		switch {

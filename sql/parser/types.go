@@ -9,11 +9,12 @@ import (
 func (p *parser) typ() *ast.Type {
 	t := p.baseType()
 	p.nullability(t)
-	for p.peekKw("ARRAY") || p.peekKw("MULTISET") {
+	for n := 1; p.peekKw("ARRAY") || p.peekKw("MULTISET"); n++ {
 		w := &ast.Type{Pos: t.Pos, Name: p.tok().upper, Elem: t, Postfix: true}
 		p.i++
 		p.nullability(w)
 		t = w
+		p.checkChain(n, t)
 	}
 	return t
 }
