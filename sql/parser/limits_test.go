@@ -3,6 +3,8 @@ package parser
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"strings"
@@ -30,7 +32,7 @@ type nested struct {
 	outer, per, at                 int
 	far                            int // units of the deep case; 20,000 if 0
 	kind                           string
-	parse                          func(string) (ast.Node, error)
+	parse                          func(string) (ast.Node, error) // parseScriptNode, or parseTypeNode for types alone
 }
 
 func (c nested) text(n int) string {
@@ -114,6 +116,9 @@ func TestNestingLimit(t *testing.T) {
 				if err := roundTrip(n, parse); err != nil {
 					t.Fatal(err)
 				}
+				if d := depthAfter(c.text(c.units()), c.parse != nil); d != 0 {
+					t.Fatalf("%d levels left open after the parse", d)
+				}
 				far := c.far
 				if far == 0 {
 					far = 20_000
@@ -126,6 +131,23 @@ func TestNestingLimit(t *testing.T) {
 			})
 		})
 	}
+}
+
+// depthAfter parses src as a statement, or as a type, and returns the
+// levels of nesting left open: every enter must have its leave.
+func depthAfter(src string, isType bool) int {
+	p := newParser(src)
+	p.run(func() {
+		if isType {
+			p.typ()
+		} else {
+			p.statement()
+		}
+	})
+	if len(p.errs) > 0 {
+		return -1
+	}
+	return p.depth
 }
 
 // chains are left-associative chains of n terms, which the parser reads in
@@ -316,5 +338,87 @@ func TestScriptSizeLimit(t *testing.T) {
 	var perr *Error
 	if !errors.As(err, &perr) {
 		t.Fatalf("%T is not a *parser.Error", err)
+	}
+}
+
+// largeInputs builds SQL of about size bytes in a few shapes: one INSERT
+// ... VALUES of many rows, a script of many statements (the conformance
+// SQL over and over), one wide CASE expression, and two hostile ones:
+// 1+1+...+1, too deep past 10 KB, and "((((...", too deeply nested.
+func largeInputs(b *testing.B, size int) map[string]string {
+	var values strings.Builder
+	values.WriteString("INSERT INTO orders VALUES ")
+	for i := 0; values.Len() < size-100; i++ {
+		if i > 0 {
+			values.WriteString(", ")
+		}
+		fmt.Fprintf(&values, "(%d, 'customer-%d', %d.50, TIMESTAMP '2024-01-15 10:30:00', TRUE)", i, i%977, i%1000)
+	}
+
+	conf := conformanceSQL(b)
+	var script strings.Builder
+	for i := 0; script.Len()+len(conf[i%len(conf)]) <= size; i++ {
+		script.WriteString(conf[i%len(conf)])
+	}
+
+	var cas strings.Builder
+	cas.WriteString("SELECT CASE")
+	for i := 0; cas.Len() < size-100; i++ {
+		fmt.Fprintf(&cas, " WHEN k = %d THEN 'v%d'", i, i)
+	}
+	cas.WriteString(" ELSE NULL END AS v FROM t")
+	return map[string]string{
+		"values": values.String(), "script": script.String(), "case": cas.String(),
+		"chain":  chains[0].text((size - 6) / 2),
+		"parens": "SELECT " + strings.Repeat("(", size-8) + "1",
+	}
+}
+
+// conformanceSQL is the conformance files' statements, each ending in ";\n".
+func conformanceSQL(b *testing.B) []string {
+	files, err := filepath.Glob(conformanceFiles)
+	if err != nil || len(files) == 0 {
+		b.Fatalf("no conformance files: %v", err)
+	}
+	var out []string
+	for _, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		stmts, err := ParseScript(string(src))
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range stmts {
+			out = append(out, s.Source().Text(string(src))+";\n")
+		}
+	}
+	return out
+}
+
+// BenchmarkParseLarge parses 10 KB, 100 KB and 1 MB of SQL of each shape;
+// MB/s stays about the same across sizes when parsing is linear. chain
+// parses at 10 KB (5,000 terms) and fails at 100 KB and 1 MB; parens fails.
+func BenchmarkParseLarge(b *testing.B) {
+	for _, size := range []struct {
+		name  string
+		bytes int
+	}{{"10KB", 10_000}, {"100KB", 100_000}, {"1MB", 1_000_000}} {
+		inputs := largeInputs(b, size.bytes)
+		for _, shape := range []string{"values", "script", "case", "chain", "parens"} {
+			src := inputs[shape]
+			fails := shape == "parens" || shape == "chain" && size.bytes > 10_000
+			b.Run(shape+"/"+size.name, func(b *testing.B) {
+				if _, err := ParseScript(src); (err != nil) != fails {
+					b.Fatal(err)
+				}
+				b.SetBytes(int64(len(src)))
+				b.ReportAllocs()
+				for b.Loop() {
+					ParseScript(src)
+				}
+			})
+		}
 	}
 }
