@@ -1,6 +1,11 @@
 package ast
 
-import "testing"
+import (
+	"fmt"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
 
 func id(s string) *Ident { return &Ident{Name: s} }
 
@@ -85,5 +90,47 @@ func TestWalk(t *testing.T) {
 	})
 	if count != 2 {
 		t.Fatalf("pruned walk visited %d nodes, want 2", count)
+	}
+}
+
+// trace records Walk's calls: the type of each node visited, and ")" for
+// each Visit(nil).
+type trace struct{ b *strings.Builder }
+
+func (t trace) Visit(n Node) Visitor {
+	if n == nil {
+		t.b.WriteString(")")
+		return nil
+	}
+	fmt.Fprintf(t.b, " (%T", n)
+	if _, ok := n.(*Literal); ok {
+		return nil // no children visited, and no Visit(nil)
+	}
+	return t
+}
+
+func TestWalkOrder(t *testing.T) {
+	e := &Binary{Op: OpAdd, L: &Unary{Op: OpNeg, X: col("a")}, R: num("1")}
+	var b strings.Builder
+	Walk(trace{&b}, e)
+	want := " (*ast.Binary (*ast.Unary (*ast.ColumnRef (*ast.Ident))) (*ast.Literal)"
+	if b.String() != want {
+		t.Errorf("got  %s\nwant %s", b.String(), want)
+	}
+}
+
+// TestWalkDeep walks a chain 200,000 levels deep on a 1 MiB stack: Walk
+// keeps its own stack.
+func TestWalkDeep(t *testing.T) {
+	var e Expr = num("1")
+	for range 200_000 {
+		e = &Binary{Op: OpAdd, L: e, R: num("1")}
+	}
+	old := debug.SetMaxStack(1 << 20)
+	defer debug.SetMaxStack(old)
+	n := 0
+	Inspect(e, func(Node) bool { n++; return true })
+	if n != 400_001 {
+		t.Fatalf("visited %d nodes", n)
 	}
 }

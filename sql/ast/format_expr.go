@@ -232,11 +232,13 @@ func (n *FuncCall) format(p *printer) {
 	switch {
 	case n.Star:
 		p.str("*")
-	case len(n.Args) == 2 && len(n.Name.Parts) == 1 && !n.Distinct &&
-		strings.EqualFold(n.Name.Parts[0].Name, "POSITION"):
+	case n.positionIn():
 		p.sub(n.Args[0], precConcat)
 		p.str(" IN ")
-		p.sub(n.Args[1], precConcat)
+		// NB: the parser reads what follows IN as a whole expression, so
+		// it needs no parentheses; adding them would nest the printed SQL
+		// deeper than the parsed SQL (see parser.MaxNestingDepth).
+		n.Args[1].format(p)
 	default:
 		if n.Distinct {
 			p.str("DISTINCT ")
@@ -258,6 +260,22 @@ func (n *FuncCall) format(p *printer) {
 		n.Over.format(p)
 		p.str(")")
 	}
+}
+
+// positionIn reports whether the call prints as POSITION(a IN b): only
+// when that form parses back to the same call, which has no FILTER or OVER
+// and no named argument, and whose name is the unquoted keyword.
+func (n *FuncCall) positionIn() bool {
+	if len(n.Args) != 2 || len(n.Name.Parts) != 1 || n.Distinct ||
+		n.Filter != nil || n.Over != nil || n.OverName != nil {
+		return false
+	}
+	name := n.Name.Parts[0]
+	if name.Quoted || !strings.EqualFold(name.Name, "POSITION") {
+		return false
+	}
+	_, named := n.Args[1].(*NamedArg)
+	return !named
 }
 
 func (n *NamedArg) format(p *printer) {
@@ -329,7 +347,9 @@ func (n *Trim) format(p *printer) {
 			p.str(" ")
 		}
 		if n.Chars != nil {
-			p.sub(n.Chars, precConcat)
+			// NB: the parser reads the characters as a whole expression, up
+			// to FROM; parentheses would only nest the printed SQL deeper.
+			n.Chars.format(p)
 			p.str(" ")
 		}
 		p.str("FROM ")
@@ -404,12 +424,20 @@ func (n *Index) format(p *printer) {
 }
 
 func (n *FieldAccess) format(p *printer) {
-	switch n.X.(type) {
-	case *ColumnRef, *Literal:
-		// NB: a.b would read back as one name, and 0.b as a bad number.
+	switch x := n.X.(type) {
+	case *ColumnRef:
+		// NB: a.b would read back as one name.
 		p.str("(")
-		n.X.format(p)
+		x.format(p)
 		p.str(")")
+	case *Literal:
+		// NB: 0.b would read back as a bad number, so a number is set
+		// apart by a space. Parentheses would do too, but they would nest
+		// the printed SQL one level deeper than 'x'.b or 1.5.b as parsed.
+		x.format(p)
+		if x.Kind == LitNumber {
+			p.str(" ")
+		}
 	default:
 		p.sub(n.X, precPostfix)
 	}

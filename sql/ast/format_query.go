@@ -246,22 +246,22 @@ func (n *Type) format(p *printer) {
 	case n.Postfix && n.Elem != nil:
 		n.Elem.format(p)
 		p.str(" ")
-		p.str(n.Name)
+		p.str(n.name())
 	case n.Elem != nil:
-		p.str(n.Name + "<")
+		p.str(n.name() + "<")
 		n.Elem.format(p)
 		p.str(">")
 	case n.Key != nil && n.Value != nil:
-		p.str(n.Name + "<")
+		p.str(n.name() + "<")
 		n.Key.format(p)
 		p.str(", ")
 		n.Value.format(p)
 		p.str(">")
 	case n.Name == "ROW":
 		if n.Parens {
-			p.str("ROW(")
+			p.str(n.name() + "(")
 		} else {
-			p.str("ROW<")
+			p.str(n.name() + "<")
 		}
 		list(p, n.Fields)
 		if n.Parens {
@@ -270,10 +270,10 @@ func (n *Type) format(p *printer) {
 			p.str(">")
 		}
 	case n.Interval != nil:
-		p.str("INTERVAL ")
+		p.str(n.name() + " ")
 		n.Interval.format(p)
 	default:
-		p.str(n.Name)
+		p.str(n.name())
 		intArgs(p, n.Args)
 		if n.TimeZone != "" {
 			p.str(" ")
@@ -286,6 +286,14 @@ func (n *Type) format(p *printer) {
 	case Null:
 		p.str(" NULL")
 	}
+}
+
+// name is the type's name as it prints: back-quoted if it was.
+func (n *Type) name() string {
+	if n.Quoted {
+		return QuoteIdent(n.Name)
+	}
+	return n.Name
 }
 
 func (n *RowField) format(p *printer) {

@@ -17,7 +17,9 @@ const (
 type Type struct {
 	Pos
 	Name string
-	Args []int
+	// Quoted records a back-quoted name, which Name holds as written.
+	Quoted bool
+	Args   []int
 	// TimeZone is "", "WITHOUT TIME ZONE" or "WITH LOCAL TIME ZONE" for
 	// TIME and TIMESTAMP.
 	TimeZone string

@@ -11,12 +11,37 @@ type Visitor interface {
 
 // Walk traverses the tree rooted at n in depth-first order, children in
 // source order. Nil children are skipped.
+//
+// NB: Walk keeps its own stack of pending nodes rather than recursing, so
+// it needs no goroutine stack however deep the tree (a chain a OR b OR ...
+// is one level per operator).
 func Walk(v Visitor, n Node) {
-	if v = v.Visit(n); v == nil {
-		return
+	// pending is a node to visit with v or, if post, the v.Visit(nil) due
+	// once a node's children are done.
+	type pending struct {
+		v    Visitor
+		n    Node
+		post bool
 	}
-	walkChildren(v, n)
-	v.Visit(nil)
+	stack := []pending{{v: v, n: n}}
+	var kids []Node
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if top.post {
+			top.v.Visit(nil)
+			continue
+		}
+		w := top.v.Visit(top.n)
+		if w == nil {
+			continue
+		}
+		stack = append(stack, pending{v: w, post: true})
+		kids = appendChildren(kids[:0], top.n)
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, pending{v: w, n: kids[i]})
+		}
+	}
 }
 
 type inspector func(Node) bool
@@ -32,18 +57,20 @@ func (f inspector) Visit(n Node) Visitor {
 // f returns false the node's children are skipped.
 func Inspect(n Node, f func(Node) bool) { Walk(inspector(f), n) }
 
-func walkOpt(v Visitor, n Node) {
+func appendOpt(kids []Node, n Node) []Node {
 	// NB: a nil *T stored in a Node is not == nil; optional pointer
 	// fields arrive here that way.
 	if n != nil && !isNil(n) {
-		Walk(v, n)
+		kids = append(kids, n)
 	}
+	return kids
 }
 
-func walkList[T Node](v Visitor, ns []T) {
+func appendList[T Node](kids []Node, ns []T) []Node {
 	for _, n := range ns {
-		walkOpt(v, n)
+		kids = appendOpt(kids, n)
 	}
+	return kids
 }
 
 func isNil(n Node) bool {
@@ -51,228 +78,230 @@ func isNil(n Node) bool {
 	return rv.Kind() == reflect.Pointer && rv.IsNil()
 }
 
-func walkChildren(v Visitor, n Node) {
+// appendChildren appends n's non-nil children to kids, in source order.
+func appendChildren(kids []Node, n Node) []Node {
 	switch n := n.(type) {
 	case *Ident, *Literal, *Option, *HintArg, *HintOption, *LikeOption,
 		*BeginStatementSetStmt, *EndStmt, *ResetStmt, *StopJobStmt:
 	case *ObjectName:
-		walkList(v, n.Parts)
+		kids = appendList(kids, n.Parts)
 	case *Hint:
-		walkOpt(v, n.Name)
-		walkList(v, n.Args)
-		walkList(v, n.Options)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Args)
+		kids = appendList(kids, n.Options)
 	case *IntervalQualifier:
 	case *IntervalLit:
-		walkOpt(v, n.Qualifier)
+		kids = appendOpt(kids, n.Qualifier)
 	case *ColumnRef:
-		walkList(v, n.Parts)
+		kids = appendList(kids, n.Parts)
 	case *Star:
-		walkList(v, n.Qualifier)
+		kids = appendList(kids, n.Qualifier)
 	case *Unary:
-		walkOpt(v, n.X)
+		kids = appendOpt(kids, n.X)
 	case *Binary:
-		walkOpt(v, n.L)
-		walkOpt(v, n.R)
+		kids = appendOpt(kids, n.L)
+		kids = appendOpt(kids, n.R)
 	case *IsExpr:
-		walkOpt(v, n.X)
+		kids = appendOpt(kids, n.X)
 	case *Between:
-		walkOpt(v, n.X)
-		walkOpt(v, n.Low)
-		walkOpt(v, n.High)
+		kids = appendOpt(kids, n.X)
+		kids = appendOpt(kids, n.Low)
+		kids = appendOpt(kids, n.High)
 	case *InExpr:
-		walkOpt(v, n.X)
-		walkList(v, n.List)
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.X)
+		kids = appendList(kids, n.List)
+		kids = appendOpt(kids, n.Query)
 	case *LikeExpr:
-		walkOpt(v, n.X)
-		walkOpt(v, n.Pattern)
-		walkOpt(v, n.Escape)
+		kids = appendOpt(kids, n.X)
+		kids = appendOpt(kids, n.Pattern)
+		kids = appendOpt(kids, n.Escape)
 	case *FuncCall:
-		walkOpt(v, n.Name)
-		walkList(v, n.Args)
-		walkOpt(v, n.Filter)
-		walkOpt(v, n.Over)
-		walkOpt(v, n.OverName)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Args)
+		kids = appendOpt(kids, n.Filter)
+		kids = appendOpt(kids, n.Over)
+		kids = appendOpt(kids, n.OverName)
 	case *NamedArg:
-		walkOpt(v, n.Name)
-		walkOpt(v, n.Value)
+		kids = appendOpt(kids, n.Name)
+		kids = appendOpt(kids, n.Value)
 	case *TableArg:
-		walkOpt(v, n.Name)
-		walkList(v, n.PartitionBy)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.PartitionBy)
 	case *Descriptor:
-		walkList(v, n.Columns)
+		kids = appendList(kids, n.Columns)
 	case *Cast:
-		walkOpt(v, n.X)
-		walkOpt(v, n.Type)
+		kids = appendOpt(kids, n.X)
+		kids = appendOpt(kids, n.Type)
 	case *Extract:
-		walkOpt(v, n.X)
+		kids = appendOpt(kids, n.X)
 	case *TimestampDiff:
-		walkOpt(v, n.A)
-		walkOpt(v, n.B)
+		kids = appendOpt(kids, n.A)
+		kids = appendOpt(kids, n.B)
 	case *TimestampAdd:
-		walkOpt(v, n.N)
-		walkOpt(v, n.T)
+		kids = appendOpt(kids, n.N)
+		kids = appendOpt(kids, n.T)
 	case *Trim:
-		walkOpt(v, n.Chars)
-		walkOpt(v, n.X)
+		kids = appendOpt(kids, n.Chars)
+		kids = appendOpt(kids, n.X)
 	case *When:
-		walkOpt(v, n.Cond)
-		walkOpt(v, n.Result)
+		kids = appendOpt(kids, n.Cond)
+		kids = appendOpt(kids, n.Result)
 	case *Case:
-		walkOpt(v, n.Operand)
-		walkList(v, n.Whens)
-		walkOpt(v, n.Else)
+		kids = appendOpt(kids, n.Operand)
+		kids = appendList(kids, n.Whens)
+		kids = appendOpt(kids, n.Else)
 	case *Subquery:
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.Query)
 	case *Exists:
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.Query)
 	case *RowCtor:
-		walkList(v, n.Items)
+		kids = appendList(kids, n.Items)
 	case *ArrayCtor:
-		walkList(v, n.Items)
+		kids = appendList(kids, n.Items)
 	case *MapCtor:
-		walkList(v, n.Items)
+		kids = appendList(kids, n.Items)
 	case *Index:
-		walkOpt(v, n.X)
-		walkOpt(v, n.Index)
+		kids = appendOpt(kids, n.X)
+		kids = appendOpt(kids, n.Index)
 	case *FieldAccess:
-		walkOpt(v, n.X)
-		walkOpt(v, n.Field)
+		kids = appendOpt(kids, n.X)
+		kids = appendOpt(kids, n.Field)
 	case *GroupingSets:
 		for _, s := range n.Sets {
-			walkList(v, s)
+			kids = appendList(kids, s)
 		}
 	case *WindowSpec:
-		walkOpt(v, n.Ref)
-		walkList(v, n.PartitionBy)
-		walkList(v, n.OrderBy)
-		walkOpt(v, n.Frame)
+		kids = appendOpt(kids, n.Ref)
+		kids = appendList(kids, n.PartitionBy)
+		kids = appendList(kids, n.OrderBy)
+		kids = appendOpt(kids, n.Frame)
 	case *Frame:
-		walkOpt(v, n.Start)
-		walkOpt(v, n.End)
+		kids = appendOpt(kids, n.Start)
+		kids = appendOpt(kids, n.End)
 	case *FrameBound:
-		walkOpt(v, n.Offset)
+		kids = appendOpt(kids, n.Offset)
 	case *Query:
-		walkList(v, n.With)
-		walkOpt(v, n.Body)
-		walkList(v, n.OrderBy)
-		walkOpt(v, n.Limit)
-		walkOpt(v, n.Offset)
+		kids = appendList(kids, n.With)
+		kids = appendOpt(kids, n.Body)
+		kids = appendList(kids, n.OrderBy)
+		kids = appendOpt(kids, n.Limit)
+		kids = appendOpt(kids, n.Offset)
 	case *CTE:
-		walkOpt(v, n.Name)
-		walkList(v, n.Columns)
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Columns)
+		kids = appendOpt(kids, n.Query)
 	case *Select:
-		walkList(v, n.Hints)
-		walkList(v, n.Items)
-		walkOpt(v, n.From)
-		walkOpt(v, n.Where)
-		walkList(v, n.GroupBy)
-		walkOpt(v, n.Having)
-		walkList(v, n.Windows)
+		kids = appendList(kids, n.Hints)
+		kids = appendList(kids, n.Items)
+		kids = appendOpt(kids, n.From)
+		kids = appendOpt(kids, n.Where)
+		kids = appendList(kids, n.GroupBy)
+		kids = appendOpt(kids, n.Having)
+		kids = appendList(kids, n.Windows)
 	case *SelectItem:
-		walkOpt(v, n.Expr)
-		walkOpt(v, n.Alias)
+		kids = appendOpt(kids, n.Expr)
+		kids = appendOpt(kids, n.Alias)
 	case *NamedWindow:
-		walkOpt(v, n.Name)
-		walkOpt(v, n.Spec)
+		kids = appendOpt(kids, n.Name)
+		kids = appendOpt(kids, n.Spec)
 	case *OrderItem:
-		walkOpt(v, n.Expr)
+		kids = appendOpt(kids, n.Expr)
 	case *SetOp:
-		walkOpt(v, n.L)
-		walkOpt(v, n.R)
+		kids = appendOpt(kids, n.L)
+		kids = appendOpt(kids, n.R)
 	case *Values:
-		walkList(v, n.Rows)
+		kids = appendList(kids, n.Rows)
 	case *TableAlias:
-		walkOpt(v, n.Name)
-		walkList(v, n.Columns)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Columns)
 	case *TableName:
-		walkOpt(v, n.Name)
-		walkList(v, n.Hints)
-		walkOpt(v, n.SystemTime)
-		walkOpt(v, n.Alias)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Hints)
+		kids = appendOpt(kids, n.SystemTime)
+		kids = appendOpt(kids, n.Alias)
 	case *DerivedTable:
-		walkOpt(v, n.Query)
-		walkOpt(v, n.Alias)
+		kids = appendOpt(kids, n.Query)
+		kids = appendOpt(kids, n.Alias)
 	case *TableFunc:
-		walkOpt(v, n.Call)
-		walkOpt(v, n.Alias)
+		kids = appendOpt(kids, n.Call)
+		kids = appendOpt(kids, n.Alias)
 	case *Unnest:
-		walkList(v, n.Args)
-		walkOpt(v, n.Alias)
+		kids = appendList(kids, n.Args)
+		kids = appendOpt(kids, n.Alias)
 	case *Join:
-		walkOpt(v, n.L)
-		walkOpt(v, n.R)
-		walkOpt(v, n.On)
-		walkList(v, n.Using)
+		kids = appendOpt(kids, n.L)
+		kids = appendOpt(kids, n.R)
+		kids = appendOpt(kids, n.On)
+		kids = appendList(kids, n.Using)
 	case *ParenTable:
-		walkOpt(v, n.Table)
+		kids = appendOpt(kids, n.Table)
 	case *Type:
-		walkOpt(v, n.Elem)
-		walkOpt(v, n.Key)
-		walkOpt(v, n.Value)
-		walkList(v, n.Fields)
-		walkOpt(v, n.Interval)
+		kids = appendOpt(kids, n.Elem)
+		kids = appendOpt(kids, n.Key)
+		kids = appendOpt(kids, n.Value)
+		kids = appendList(kids, n.Fields)
+		kids = appendOpt(kids, n.Interval)
 	case *RowField:
-		walkOpt(v, n.Name)
-		walkOpt(v, n.Type)
+		kids = appendOpt(kids, n.Name)
+		kids = appendOpt(kids, n.Type)
 	case *CreateTableStmt:
-		walkOpt(v, n.Name)
-		walkList(v, n.Columns)
-		walkList(v, n.Watermarks)
-		walkOpt(v, n.PrimaryKey)
-		walkList(v, n.PartitionedBy)
-		walkList(v, n.Options)
-		walkOpt(v, n.Like)
-		walkOpt(v, n.AsQuery)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Columns)
+		kids = appendList(kids, n.Watermarks)
+		kids = appendOpt(kids, n.PrimaryKey)
+		kids = appendList(kids, n.PartitionedBy)
+		kids = appendList(kids, n.Options)
+		kids = appendOpt(kids, n.Like)
+		kids = appendOpt(kids, n.AsQuery)
 	case *ColumnDef:
-		walkOpt(v, n.Name)
-		walkOpt(v, n.Type)
-		walkOpt(v, n.Expr)
+		kids = appendOpt(kids, n.Name)
+		kids = appendOpt(kids, n.Type)
+		kids = appendOpt(kids, n.Expr)
 	case *PrimaryKey:
-		walkOpt(v, n.Name)
-		walkList(v, n.Columns)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Columns)
 	case *Watermark:
-		walkOpt(v, n.Column)
-		walkOpt(v, n.Expr)
+		kids = appendOpt(kids, n.Column)
+		kids = appendOpt(kids, n.Expr)
 	case *LikeClause:
-		walkOpt(v, n.Source)
-		walkList(v, n.Options)
+		kids = appendOpt(kids, n.Source)
+		kids = appendList(kids, n.Options)
 	case *DropTableStmt:
-		walkOpt(v, n.Name)
+		kids = appendOpt(kids, n.Name)
 	case *CreateViewStmt:
-		walkOpt(v, n.Name)
-		walkList(v, n.Columns)
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Columns)
+		kids = appendOpt(kids, n.Query)
 	case *DropViewStmt:
-		walkOpt(v, n.Name)
+		kids = appendOpt(kids, n.Name)
 	case *CreateDatabaseStmt:
-		walkOpt(v, n.Name)
-		walkList(v, n.Options)
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Options)
 	case *DropDatabaseStmt:
-		walkOpt(v, n.Name)
+		kids = appendOpt(kids, n.Name)
 	case *UseStmt:
-		walkOpt(v, n.Name)
+		kids = appendOpt(kids, n.Name)
 	case *ShowStmt:
-		walkOpt(v, n.Name)
+		kids = appendOpt(kids, n.Name)
 	case *DescribeStmt:
-		walkOpt(v, n.Name)
+		kids = appendOpt(kids, n.Name)
 	case *SetStmt:
-		walkOpt(v, n.Option)
+		kids = appendOpt(kids, n.Option)
 	case *InsertStmt:
-		walkOpt(v, n.Table)
-		walkList(v, n.Hints)
-		walkList(v, n.Columns)
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.Table)
+		kids = appendList(kids, n.Hints)
+		kids = appendList(kids, n.Columns)
+		kids = appendOpt(kids, n.Query)
 	case *QueryStmt:
-		walkOpt(v, n.Query)
+		kids = appendOpt(kids, n.Query)
 	case *ExplainStmt:
-		walkOpt(v, n.Stmt)
+		kids = appendOpt(kids, n.Stmt)
 	case *StatementSetStmt:
-		walkList(v, n.Inserts)
+		kids = appendList(kids, n.Inserts)
 	case *ExecuteStmt:
-		walkOpt(v, n.Stmt)
+		kids = appendOpt(kids, n.Stmt)
 	default:
 		panic("ast.Walk: unexpected node type")
 	}
+	return kids
 }

@@ -19,6 +19,15 @@
 // ParseExpr). All functions are safe for concurrent use; they share no
 // state.
 //
+// The parser takes SQL from the network, so it has limits (limits.go):
+// ParseScript refuses scripts over MaxScriptBytes, and every function
+// refuses, at the position where it is exceeded, nesting past
+// MaxNestingDepth and a syntax tree deeper than MaxTreeDepth. It recurses
+// only where SQL nests, and reads chains of operators (a OR b OR ...) and
+// runs of prefix signs in loops, so its stack stays bounded and its time
+// linear in the text. What it accepts prints, with String, to SQL within
+// the same nesting and depth limits.
+//
 // Keywords are case-insensitive; identifiers keep their spelling, and
 // ast.IsReserved lists the words that need back quotes to be used as names.
 // Not supported yet, with a clear error: MATCH_RECOGNIZE, NATURAL JOIN,

@@ -7,14 +7,19 @@ import (
 	"github.com/braidflow/braid/sql/ast"
 )
 
-// Error is a syntax error at a position in the parsed text.
+// Error is a syntax error at a position in the parsed text, or, with a
+// zero Pos, an error of the whole text (it is too long).
 type Error struct {
 	Pos ast.Pos
 	Msg string
 }
 
-// Error returns "sql: line L, column C: MSG".
+// Error returns "sql: line L, column C: MSG", or "sql: MSG" without a
+// position.
 func (e *Error) Error() string {
+	if e.Pos.Line == 0 {
+		return "sql: " + e.Msg
+	}
 	return fmt.Sprintf("sql: line %d, column %d: %s", e.Pos.Line, e.Pos.Col, e.Msg)
 }
 

@@ -13,29 +13,50 @@ import (
 func (p *parser) expr() ast.Expr {
 	p.expect("expression")
 	left := p.andExpr()
-	for p.isKw("OR") {
+	for n := 1; p.isKw("OR"); n++ {
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: ast.OpOr, L: left, R: p.andExpr()}
+		p.checkChain(n, left)
 	}
 	return left
 }
 
 func (p *parser) andExpr() ast.Expr {
 	left := p.notExpr()
-	for p.isKw("AND") {
+	for n := 1; p.isKw("AND"); n++ {
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: ast.OpAnd, L: left, R: p.notExpr()}
+		p.checkChain(n, left)
 	}
 	return left
 }
 
+// notExpr parses [NOT ...] comparison.
+//
+// NB: a run of NOTs is read in a loop, not by recursion, each NOT opening a
+// level of nesting, so that NOT NOT ... NOT x fails at MaxNestingDepth
+// with an error instead of growing the stack once per NOT.
 func (p *parser) notExpr() ast.Expr {
-	if p.peekKw("NOT") {
-		pos := p.pos()
+	var first, last *ast.Unary
+	n := 0
+	for p.peekKw("NOT") {
+		u := &ast.Unary{Pos: p.pos(), Op: ast.OpNot}
+		p.enter(u.Pos, "expression")
+		n++
 		p.i++
-		return &ast.Unary{Pos: pos, Op: ast.OpNot, X: p.notExpr()}
+		if last == nil {
+			first = u
+		} else {
+			last.X = u
+		}
+		last = u
 	}
-	return p.cmpExpr()
+	if last == nil {
+		return p.cmpExpr()
+	}
+	last.X = p.cmpExpr()
+	p.depth -= n
+	return first
 }
 
 var cmpOps = map[string]ast.BinaryOp{
@@ -45,7 +66,8 @@ var cmpOps = map[string]ast.BinaryOp{
 
 func (p *parser) cmpExpr() ast.Expr {
 	left := p.concatExpr()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, left)
 		pos := left.Position()
 		t := p.tok()
 		if t.kind == tokOp {
@@ -107,13 +129,16 @@ func (p *parser) cmpExpr() ast.Expr {
 			left = b
 		case p.acceptKw("IN"):
 			in := &ast.InExpr{Pos: pos, X: left, Not: not}
+			open := p.pos()
 			p.expectOp("(")
+			p.enter(open, "expression")
 			if p.startsQuery() {
 				in.Query = p.query()
 			} else {
 				in.List = p.exprList()
 			}
 			p.expectOp(")")
+			p.leave()
 			left = in
 		case p.acceptKw("LIKE"):
 			left = p.likeTail(&ast.LikeExpr{Pos: pos, X: left, Not: not})
@@ -138,16 +163,17 @@ func (p *parser) likeTail(l *ast.LikeExpr) ast.Expr {
 
 func (p *parser) concatExpr() ast.Expr {
 	left := p.addExpr()
-	for p.peekOp("||") {
+	for n := 1; p.peekOp("||"); n++ {
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: ast.OpConcat, L: left, R: p.addExpr()}
+		p.checkChain(n, left)
 	}
 	return left
 }
 
 func (p *parser) addExpr() ast.Expr {
 	left := p.mulExpr()
-	for {
+	for n := 1; ; n++ {
 		var op ast.BinaryOp
 		switch {
 		case p.peekOp("+"):
@@ -159,12 +185,13 @@ func (p *parser) addExpr() ast.Expr {
 		}
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: op, L: left, R: p.mulExpr()}
+		p.checkChain(n, left)
 	}
 }
 
 func (p *parser) mulExpr() ast.Expr {
 	left := p.unaryExpr()
-	for {
+	for n := 1; ; n++ {
 		var op ast.BinaryOp
 		switch {
 		case p.peekOp("*"):
@@ -178,30 +205,61 @@ func (p *parser) mulExpr() ast.Expr {
 		}
 		p.i++
 		left = &ast.Binary{Pos: left.Position(), Op: op, L: left, R: p.unaryExpr()}
+		p.checkChain(n, left)
 	}
 }
 
+// unaryExpr parses [+|-]... postfix.
+//
+// NB: like notExpr, it reads a run of signs in a loop, each sign opening a
+// level of nesting. A "(" right after the run opens none: the printer
+// writes "- -x" as "-(-x)", and that must nest no deeper than what it was
+// printed from.
 func (p *parser) unaryExpr() ast.Expr {
-	pos := p.pos()
-	switch {
-	case p.peekOp("-"):
+	var first, last *ast.Unary
+	n := 0
+	for {
+		var op ast.UnaryOp
+		switch {
+		case p.peekOp("-"):
+			op = ast.OpNeg
+		case p.peekOp("+"):
+			op = ast.OpPlus
+		}
+		if op == "" {
+			break
+		}
+		u := &ast.Unary{Pos: p.pos(), Op: op}
+		p.enter(u.Pos, "expression")
+		n++
 		p.i++
-		return &ast.Unary{Pos: pos, Op: ast.OpNeg, X: p.unaryExpr()}
-	case p.peekOp("+"):
-		p.i++
-		return &ast.Unary{Pos: pos, Op: ast.OpPlus, X: p.unaryExpr()}
+		if last == nil {
+			first = u
+		} else {
+			last.X = u
+		}
+		last = u
 	}
-	return p.postfixExpr()
+	if last == nil {
+		return p.postfixExpr()
+	}
+	p.signEnd = p.i
+	last.X = p.postfixExpr()
+	p.depth -= n
+	return first
 }
 
 func (p *parser) postfixExpr() ast.Expr {
 	x := p.primary()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, x)
 		switch {
 		case p.peekOp("["):
+			p.enter(p.pos(), "expression")
 			p.i++
 			x = &ast.Index{Pos: x.Position(), X: x, Index: p.expr()}
 			p.expectOp("]")
+			p.leave()
 		case p.peekOp("."):
 			p.i++
 			x = &ast.FieldAccess{Pos: x.Position(), X: x, Field: p.ident()}
@@ -232,21 +290,7 @@ func (p *parser) primary() ast.Expr {
 		return &ast.Literal{Pos: pos, Kind: ast.LitBinary, Value: t.text}
 	case tokOp:
 		if t.text == "(" {
-			p.i++
-			if p.startsQuery() {
-				q := p.query()
-				p.expectOp(")")
-				return &ast.Subquery{Pos: pos, Query: q}
-			}
-			e := p.expr()
-			if p.peekOp(",") {
-				p.i++
-				r := &ast.RowCtor{Pos: pos, Implicit: true, Items: append([]ast.Expr{e}, p.exprList()...)}
-				p.expectOp(")")
-				return r
-			}
-			p.expectOp(")")
-			return e
+			return p.parenExpr()
 		}
 	case tokQuotedIdent:
 		return p.nameExpr()
@@ -263,11 +307,34 @@ func (p *parser) primary() ast.Expr {
 	return nil
 }
 
+// parenExpr parses (query), (expr) or the row (expr, expr, ...).
+func (p *parser) parenExpr() ast.Expr {
+	pos := p.pos()
+	if p.i != p.signEnd {
+		p.enter(pos, "expression")
+		defer p.leave()
+	}
+	p.i++
+	if p.startsQuery() {
+		q := p.query()
+		p.expectOp(")")
+		return &ast.Subquery{Pos: pos, Query: q}
+	}
+	e := p.expr()
+	if p.peekOp(",") {
+		p.i++
+		r := &ast.RowCtor{Pos: pos, Implicit: true, Items: append([]ast.Expr{e}, p.exprList()...)}
+		p.expectOp(")")
+		return r
+	}
+	p.expectOp(")")
+	return e
+}
+
 // keywordExpr parses expressions introduced by a keyword; nil if t does
-// not start one.
+// not start one. The forms with operands open a level of nesting.
 func (p *parser) keywordExpr(t *token) ast.Expr {
 	pos := t.pos
-	call := p.peek(1).kind == tokOp && p.peek(1).text == "("
 	switch t.upper {
 	case "TRUE", "FALSE":
 		p.i++
@@ -281,23 +348,60 @@ func (p *parser) keywordExpr(t *token) ast.Expr {
 	case "DATE", "TIME", "TIMESTAMP":
 		if p.peek(1).kind == tokString {
 			p.i++
-			kind := map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitTime, "TIMESTAMP": ast.LitTimestamp}[t.upper]
-			return &ast.Literal{Pos: pos, Kind: kind, Value: p.next().text}
+			return &ast.Literal{Pos: pos, Kind: dateTimeKinds[t.upper], Value: p.next().text}
 		}
 	case "INTERVAL":
 		return p.intervalLit()
+	case "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIMESTAMP", "LOCALTIME":
+		p.i++
+		return &ast.FuncCall{Pos: pos, Name: nameOf(t), NoParens: true}
+	case "MATCH_RECOGNIZE":
+		p.errorAt(pos, "MATCH_RECOGNIZE is not supported yet")
+	}
+	if !p.startsForm(t) {
+		return nil
+	}
+	p.enter(pos, "expression")
+	defer p.leave()
+	return p.keywordForm(t)
+}
+
+var dateTimeKinds = map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitTime, "TIMESTAMP": ast.LitTimestamp}
+
+// parenForms are the keywords that start a form with operands when "("
+// follows them; otherwise they are names.
+var parenForms = map[string]bool{
+	"TRY_CAST": true, "EXTRACT": true, "TIMESTAMPDIFF": true, "TIMESTAMPADD": true,
+	"TRIM": true, "POSITION": true, "SUBSTRING": true, "ROW": true, "DESCRIPTOR": true,
+}
+
+// startsForm reports whether t starts a keyword form with operands, which
+// keywordForm parses.
+func (p *parser) startsForm(t *token) bool {
+	next := p.peek(1)
+	switch t.upper {
+	case "CASE", "CAST", "EXISTS", "TABLE":
+		return true
+	case "ARRAY", "MAP":
+		return next.kind == tokOp && next.text == "["
+	}
+	return parenForms[t.upper] && next.kind == tokOp && next.text == "("
+}
+
+// keywordForm parses the form startsForm found at t.
+func (p *parser) keywordForm(t *token) ast.Expr {
+	pos := t.pos
+	switch t.upper {
 	case "CASE":
 		return p.caseExpr()
 	case "CAST", "TRY_CAST":
-		if call || t.upper == "CAST" {
-			p.i++
-			p.expectOp("(")
-			c := &ast.Cast{Pos: pos, Try: t.upper == "TRY_CAST", X: p.expr()}
-			p.expectKw("AS")
-			c.Type = p.typ()
-			p.expectOp(")")
-			return c
-		}
+		p.i++
+		p.expectOp("(")
+		c := &ast.Cast{Pos: pos, Try: t.upper == "TRY_CAST", X: p.expr()}
+		p.expectKw("AS")
+		c.Type = p.typ()
+		p.expectOp(")")
+		return c
 	case "EXISTS":
 		p.i++
 		p.expectOp("(")
@@ -305,91 +409,72 @@ func (p *parser) keywordExpr(t *token) ast.Expr {
 		p.expectOp(")")
 		return e
 	case "EXTRACT":
-		if call {
-			p.i += 2
-			e := &ast.Extract{Pos: pos, Unit: p.timeUnit(extractUnits)}
-			p.expectKw("FROM")
-			e.X = p.expr()
-			p.expectOp(")")
-			return e
-		}
+		p.i += 2
+		e := &ast.Extract{Pos: pos, Unit: p.timeUnit(extractUnits)}
+		p.expectKw("FROM")
+		e.X = p.expr()
+		p.expectOp(")")
+		return e
 	case "TIMESTAMPDIFF", "TIMESTAMPADD":
-		if call {
-			p.i += 2
-			unit := p.timeUnit(diffUnits)
-			p.expectOp(",")
-			a := p.expr()
-			p.expectOp(",")
+		p.i += 2
+		unit := p.timeUnit(diffUnits)
+		p.expectOp(",")
+		a := p.expr()
+		p.expectOp(",")
+		b := p.expr()
+		p.expectOp(")")
+		if t.upper == "TIMESTAMPDIFF" {
+			return &ast.TimestampDiff{Pos: pos, Unit: unit, A: a, B: b}
+		}
+		return &ast.TimestampAdd{Pos: pos, Unit: unit, N: a, T: b}
+	case "TRIM":
+		return p.trim()
+	case "POSITION":
+		p.i += 2
+		a := p.concatExpr()
+		if p.acceptKw("IN") {
 			b := p.expr()
 			p.expectOp(")")
-			if t.upper == "TIMESTAMPDIFF" {
-				return &ast.TimestampDiff{Pos: pos, Unit: unit, A: a, B: b}
-			}
-			return &ast.TimestampAdd{Pos: pos, Unit: unit, N: a, T: b}
+			return &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: []ast.Expr{a, b}}
 		}
-	case "TRIM":
-		if call {
-			return p.trim()
-		}
-	case "POSITION":
-		if call {
-			p.i += 2
-			a := p.concatExpr()
-			if p.acceptKw("IN") {
-				b := p.expr()
-				p.expectOp(")")
-				return &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: []ast.Expr{a, b}}
-			}
-			return p.callTail(pos, nameOf(t), a)
-		}
+		return p.callTail(pos, nameOf(t), a)
 	case "SUBSTRING":
-		if call {
-			p.i += 2
-			x := p.expr()
-			if p.acceptKw("FROM") {
-				args := []ast.Expr{x, p.expr()}
-				if p.acceptKw("FOR") {
-					args = append(args, p.expr())
-				}
-				p.expectOp(")")
-				return &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: args}
-			}
-			return p.callTail(pos, nameOf(t), x)
-		}
-	case "CURRENT_TIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIMESTAMP", "LOCALTIME":
-		p.i++
-		return &ast.FuncCall{Pos: pos, Name: nameOf(t), NoParens: true}
-	case "ROW":
-		if call {
-			p.i += 2
-			r := &ast.RowCtor{Pos: pos}
-			if !p.peekOp(")") {
-				r.Items = p.exprList()
+		p.i += 2
+		x := p.expr()
+		if p.acceptKw("FROM") {
+			args := []ast.Expr{x, p.expr()}
+			if p.acceptKw("FOR") {
+				args = append(args, p.expr())
 			}
 			p.expectOp(")")
-			return r
+			return &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: args}
 		}
+		return p.callTail(pos, nameOf(t), x)
+	case "ROW":
+		p.i += 2
+		r := &ast.RowCtor{Pos: pos}
+		if !p.peekOp(")") {
+			r.Items = p.exprList()
+		}
+		p.expectOp(")")
+		return r
 	case "ARRAY", "MAP":
-		if p.peek(1).kind == tokOp && p.peek(1).text == "[" {
-			p.i += 2
-			var items []ast.Expr
-			if !p.peekOp("]") {
-				items = p.exprList()
-			}
-			p.expectOp("]")
-			if t.upper == "ARRAY" {
-				return &ast.ArrayCtor{Pos: pos, Items: items}
-			}
-			if len(items)%2 != 0 {
-				p.errorAt(pos, "MAP[...] needs an even number of items (key, value, ...)")
-			}
-			return &ast.MapCtor{Pos: pos, Items: items}
+		p.i += 2
+		var items []ast.Expr
+		if !p.peekOp("]") {
+			items = p.exprList()
 		}
+		p.expectOp("]")
+		if t.upper == "ARRAY" {
+			return &ast.ArrayCtor{Pos: pos, Items: items}
+		}
+		if len(items)%2 != 0 {
+			p.errorAt(pos, "MAP[...] needs an even number of items (key, value, ...)")
+		}
+		return &ast.MapCtor{Pos: pos, Items: items}
 	case "DESCRIPTOR":
-		if call {
-			p.i++
-			return &ast.Descriptor{Pos: pos, Columns: p.identList()}
-		}
+		p.i++
+		return &ast.Descriptor{Pos: pos, Columns: p.identList()}
 	case "TABLE":
 		p.i++
 		a := &ast.TableArg{Pos: pos, Name: p.objectName()}
@@ -403,10 +488,8 @@ func (p *parser) keywordExpr(t *token) ast.Expr {
 			}
 		}
 		return a
-	case "MATCH_RECOGNIZE":
-		p.errorAt(pos, "MATCH_RECOGNIZE is not supported yet")
 	}
-	return nil
+	panic("parser: keywordForm called without a form")
 }
 
 func nameOf(t *token) *ast.ObjectName {
@@ -422,6 +505,8 @@ func (p *parser) nameExpr() ast.Expr {
 		parts = append(parts, p.ident())
 	}
 	if p.peekOp("(") {
+		p.enter(pos, "expression")
+		defer p.leave()
 		p.i++
 		return p.callArgs(pos, &ast.ObjectName{Pos: pos, Parts: parts})
 	}

@@ -66,18 +66,63 @@ func (l *lexer) advance(n int) {
 
 func (l *lexer) pos() ast.Pos { return ast.Pos{Offset: l.off, Line: l.line, Col: l.col} }
 
-// tokenize lexes all of src. The slice always ends with a tokEOF; a lexical
-// error becomes a tokIllegal and lexing resumes after it.
-func tokenize(src string) []token {
-	l := newLexer(src)
-	toks := make([]token, 0, len(src)/4+1)
-	for {
-		t := l.next()
-		toks = append(toks, t)
-		if t.kind == tokEOF {
-			return toks
+// tokens is the token stream of src, lexed on demand: at(i) runs the lexer
+// only as far as token i. The stream ends with a tokEOF; a lexical error
+// becomes a tokIllegal and lexing resumes after it.
+//
+// NB: lexing on demand lets an error near the start of a long hostile text
+// end the parse without lexing the rest, and the tokens live in chunks that
+// never move, so lexing never copies what it lexed and a *token stays valid.
+type tokens struct {
+	lex      *lexer
+	chunks   [][]token
+	n        int  // tokens lexed so far
+	eof      bool // the last token lexed is the tokEOF
+	released int  // chunks before this one are released
+	spare    []token
+}
+
+// chunkBits sets the tokens per chunk: 256, 18 KiB.
+const chunkBits = 8
+
+func newTokens(src string) *tokens { return &tokens{lex: newLexer(src)} }
+
+// at returns token i, or the tokEOF for any i past it.
+func (ts *tokens) at(i int) *token {
+	for i >= ts.n {
+		if ts.eof {
+			i = ts.n - 1
+			break
 		}
+		ts.lexOne()
 	}
+	return &ts.chunks[i>>chunkBits][i&(1<<chunkBits-1)]
+}
+
+// release lets the chunks wholly before token i-1 go: the parser reads no
+// token before i-1 again. ParseScript releases what each statement, or the
+// text skipped after an error, leaves behind, so that its memory is that of
+// the longest statement; the last chunk released is reused.
+func (ts *tokens) release(i int) {
+	for ; ts.released < (i-1)>>chunkBits; ts.released++ {
+		ts.spare = ts.chunks[ts.released]
+		ts.chunks[ts.released] = nil
+	}
+}
+
+func (ts *tokens) lexOne() {
+	if ts.n&(1<<chunkBits-1) == 0 {
+		c := ts.spare
+		if c == nil {
+			c = make([]token, 1<<chunkBits)
+		}
+		ts.spare = nil
+		ts.chunks = append(ts.chunks, c)
+	}
+	t := &ts.chunks[ts.n>>chunkBits][ts.n&(1<<chunkBits-1)]
+	*t = ts.lex.next()
+	ts.n++
+	ts.eof = t.kind == tokEOF
 }
 
 func isIdentStart(c byte) bool {

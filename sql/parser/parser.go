@@ -10,11 +10,16 @@ import (
 // ParseScript parses a script of ';'-separated statements. Empty
 // statements are skipped. Positions and spans are relative to src. On
 // errors it returns the statements that parsed and an ErrorList; after an
-// error the parser resumes at the next ';'.
+// error the parser resumes at the next ';'. A script longer than
+// MaxScriptBytes is an error without a position, and is not parsed.
 func ParseScript(src string) ([]ast.Statement, error) {
+	if len(src) > MaxScriptBytes {
+		return nil, scriptTooLong(len(src))
+	}
 	p := newParser(src)
 	var stmts []ast.Statement
 	for p.tok().kind != tokEOF && len(p.errs) < maxErrors {
+		p.toks.release(p.i)
 		if p.acceptOp(";") {
 			continue
 		}
@@ -33,6 +38,7 @@ func ParseStatement(src string) (ast.Statement, error) {
 		for p.acceptOp(";") {
 		}
 		s = p.statement()
+		p.checkTreeDepth(s)
 		for p.acceptOp(";") {
 		}
 		p.expectEOF()
@@ -51,6 +57,7 @@ func ParseExpr(src string) (ast.Expr, error) {
 	p.run(func() {
 		e = p.expr()
 		p.expectEOF()
+		p.checkTreeDepth(e)
 	})
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -65,6 +72,7 @@ func ParseType(src string) (*ast.Type, error) {
 	p.run(func() {
 		t = p.typ()
 		p.expectEOF()
+		p.checkTreeDepth(t)
 	})
 	if len(p.errs) > 0 {
 		return nil, p.errs
@@ -74,24 +82,39 @@ func ParseType(src string) (*ast.Type, error) {
 
 type parser struct {
 	src  string
-	toks []token
+	toks *tokens
 	i    int
 	errs ErrorList
 	// expected collects what the parser tested for at token index expAt, so
 	// an error there can say what would have been accepted.
 	expected []string
 	expAt    int
+	// depth is the number of levels of nesting open at the cursor (see
+	// MaxNestingDepth).
+	depth int
+	// signEnd is the token index just past the last run of prefix signs:
+	// a "(" there opens no level of its own.
+	signEnd int
+	// parenRun is startsQuery's last scan: the tokens from from to end-1
+	// are "(", and end is the token that decides the answer.
+	parenRun struct{ from, end int }
+	// scanned counts the tokens startsQuery has looked at, for tests.
+	scanned int
 }
 
 func newParser(src string) *parser {
-	return &parser{src: src, toks: tokenize(src)}
+	p := &parser{src: src, toks: newTokens(src), signEnd: -1}
+	p.parenRun.end = -1
+	return p
 }
 
 // bailout unwinds the parse of one statement after an error.
 type bailout struct{}
 
-// run calls f, turning a bailout into a recorded error.
+// run calls f, turning a bailout into a recorded error. Each run starts at
+// nesting depth 0.
 func (p *parser) run(f func()) (ok bool) {
+	p.depth = 0
 	defer func() {
 		if r := recover(); r != nil {
 			if _, isBail := r.(bailout); !isBail {
@@ -110,6 +133,7 @@ func (p *parser) statementOrSkip() ast.Statement {
 	var s ast.Statement
 	if p.run(func() {
 		s = p.statement()
+		p.checkTreeDepth(s)
 		if p.tok().kind != tokEOF {
 			p.expectOp(";")
 		}
@@ -117,6 +141,7 @@ func (p *parser) statementOrSkip() ast.Statement {
 		return s
 	}
 	for t := p.tok(); t.kind != tokEOF; t = p.tok() {
+		p.toks.release(p.i)
 		p.i++
 		if t.kind == tokOp && t.text == ";" {
 			break
@@ -125,19 +150,14 @@ func (p *parser) statementOrSkip() ast.Statement {
 	return nil
 }
 
-func (p *parser) tok() *token { return &p.toks[p.i] }
+func (p *parser) tok() *token { return p.toks.at(p.i) }
 
-func (p *parser) peek(n int) *token {
-	if p.i+n < len(p.toks) {
-		return &p.toks[p.i+n]
-	}
-	return &p.toks[len(p.toks)-1]
-}
+func (p *parser) peek(n int) *token { return p.toks.at(p.i + n) }
 
 func (p *parser) pos() ast.Pos { return p.tok().pos }
 
 func (p *parser) next() *token {
-	t := &p.toks[p.i]
+	t := p.toks.at(p.i)
 	if t.kind != tokEOF {
 		p.i++
 	}
@@ -149,7 +169,7 @@ func (p *parser) lastEnd() int {
 	if p.i == 0 {
 		return 0
 	}
-	return p.toks[p.i-1].end
+	return p.toks.at(p.i - 1).end
 }
 
 func (p *parser) expect(what string) {

@@ -286,8 +286,11 @@ var seeds = []string{
 	"SELECT TRIM(BOTH 'x' FROM y), POSITION('a' IN b), SUBSTRING(s FROM 2 FOR 3), EXTRACT(DAY FROM d)",
 }
 
-// FuzzParse asserts the parser never panics and that whatever it accepts
-// prints to SQL that reparses and prints identically.
+// FuzzParse asserts the parser never panics or overflows its stack, and
+// that whatever it accepts as a script, an expression or a type prints to
+// SQL that reparses (within the limits) and prints identically. The corpus
+// in testdata/fuzz/FuzzParse holds, besides what fuzzing found, inputs
+// nested past MaxNestingDepth and long chains (see limits.go).
 func FuzzParse(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
@@ -301,6 +304,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if e, err := ParseExpr(src); err == nil {
 			if err := roundTrip(e, parseExprNode); err != nil {
+				t.Fatalf("input %q: %v", src, err)
+			}
+		}
+		if ty, err := ParseType(src); err == nil {
+			if err := roundTrip(ty, parseTypeNode); err != nil {
 				t.Fatalf("input %q: %v", src, err)
 			}
 		}

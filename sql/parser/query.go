@@ -6,14 +6,27 @@ import (
 
 // startsQuery reports whether the tokens at the cursor begin a query,
 // looking through any number of opening parentheses.
+//
+// NB: each level of "((((" asks again one token further on. The answer is
+// the same for every token of a run of "(", so the run is scanned once and
+// remembered: parsing stays linear. The cursor never moves back, so one run
+// is all there is to remember. A run longer than the levels left before
+// MaxNestingDepth fails the parse whatever the answer, so the scan stops
+// there (answering no) rather than lex a hostile run to its end.
 func (p *parser) startsQuery() bool {
-	for n := 0; ; n++ {
-		t := p.peek(n)
-		if t.kind == tokOp && t.text == "(" {
-			continue
+	if p.i < p.parenRun.from || p.i > p.parenRun.end {
+		// One more "(" than the levels left, and one for a "(" after a
+		// sign, which opens none.
+		last := p.i + MaxNestingDepth - p.depth + 2
+		end := p.i
+		for t := p.toks.at(end); t.kind == tokOp && t.text == "(" && end < last; t = p.toks.at(end) {
+			end++
 		}
-		return t.kind == tokIdent && (t.upper == "SELECT" || t.upper == "WITH" || t.upper == "VALUES")
+		p.scanned += end - p.i + 1
+		p.parenRun.from, p.parenRun.end = p.i, end
 	}
+	t := p.toks.at(p.parenRun.end)
+	return t.kind == tokIdent && (t.upper == "SELECT" || t.upper == "WITH" || t.upper == "VALUES")
 }
 
 // query parses [WITH ...] body [ORDER BY ...] [LIMIT ...] [OFFSET ...].
@@ -26,9 +39,12 @@ func (p *parser) query() *ast.Query {
 				c.Columns = p.identList()
 			}
 			p.expectKw("AS")
+			open := p.pos()
 			p.expectOp("(")
+			p.enter(open, "query")
 			c.Query = p.query()
 			p.expectOp(")")
+			p.leave()
 			q.With = append(q.With, c)
 			if !p.acceptOp(",") {
 				break
@@ -104,7 +120,8 @@ func setOpPrec(p *parser) (ast.SetOpKind, int) {
 // setExpr parses set operations binding at least as tightly as min.
 func (p *parser) setExpr(min int) ast.QueryExpr {
 	left := p.queryPrimary()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, left)
 		op, prec := setOpPrec(p)
 		if prec == 0 || prec < min {
 			return left
@@ -128,6 +145,8 @@ func (p *parser) queryPrimary() ast.QueryExpr {
 	case p.isKw("VALUES"):
 		return p.values()
 	case p.isOp("("):
+		p.enter(p.pos(), "query")
+		defer p.leave()
 		p.i++
 		q := p.query()
 		p.expectOp(")")
@@ -294,7 +313,8 @@ func (p *parser) groupingSet() []ast.Expr {
 // tableExpr parses a FROM clause: table primaries joined left to right.
 func (p *parser) tableExpr() ast.TableExpr {
 	left := p.tablePrimary()
-	for {
+	for n := 0; ; n++ {
+		p.checkChain(n, left)
 		pos := left.Position()
 		var kind ast.JoinKind
 		switch {
@@ -327,12 +347,15 @@ func (p *parser) tableExpr() ast.TableExpr {
 	}
 }
 
+// tablePrimary parses a table name, a table function, UNNEST or a derived
+// or parenthesised table; all but a name open a level of nesting.
 func (p *parser) tablePrimary() ast.TableExpr {
 	pos := p.pos()
 	lateral := p.acceptKw("LATERAL")
 	var t ast.TableExpr
 	switch {
 	case p.peekKw("TABLE") && p.peek(1).text == "(":
+		p.enter(pos, "query")
 		p.i += 2
 		f := &ast.TableFunc{Pos: pos, Lateral: lateral}
 		call, ok := p.expr().(*ast.FuncCall)
@@ -341,12 +364,15 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		}
 		f.Call = call
 		p.expectOp(")")
+		p.leave()
 		f.Alias = p.tableAlias()
 		t = f
 	case p.isOp("(") && p.startsQuery():
+		p.enter(pos, "query")
 		p.i++
 		d := &ast.DerivedTable{Pos: pos, Lateral: lateral, Query: p.query()}
 		p.expectOp(")")
+		p.leave()
 		d.Alias = p.tableAlias()
 		t = d
 	case lateral:
@@ -354,16 +380,20 @@ func (p *parser) tablePrimary() ast.TableExpr {
 		p.expect(`"("`)
 		p.unexpected()
 	case p.peekKw("UNNEST") && p.peek(1).text == "(":
+		p.enter(pos, "query")
 		p.i += 2
 		u := &ast.Unnest{Pos: pos, Args: p.exprList()}
 		p.expectOp(")")
+		p.leave()
 		u.WithOrdinality = p.acceptKw("WITH ORDINALITY")
 		u.Alias = p.tableAlias()
 		t = u
 	case p.isOp("("):
+		p.enter(pos, "query")
 		p.i++
 		pt := &ast.ParenTable{Pos: pos, Table: p.tableExpr()}
 		p.expectOp(")")
+		p.leave()
 		t = pt
 	default:
 		n := &ast.TableName{Pos: pos, Name: p.objectName()}

@@ -9,11 +9,12 @@ import (
 func (p *parser) typ() *ast.Type {
 	t := p.baseType()
 	p.nullability(t)
-	for p.peekKw("ARRAY") || p.peekKw("MULTISET") {
+	for n := 1; p.peekKw("ARRAY") || p.peekKw("MULTISET"); n++ {
 		w := &ast.Type{Pos: t.Pos, Name: p.tok().upper, Elem: t, Postfix: true}
 		p.i++
 		p.nullability(w)
 		t = w
+		p.checkChain(n, t)
 	}
 	return t
 }
@@ -34,7 +35,7 @@ func (p *parser) baseType() *ast.Type {
 	}
 	t := &ast.Type{Pos: tk.pos, Name: tk.upper}
 	if tk.kind == tokQuotedIdent {
-		t.Name = tk.text
+		t.Name, t.Quoted = tk.text, true
 	}
 	p.i++
 	switch t.Name {
@@ -43,18 +44,24 @@ func (p *parser) baseType() *ast.Type {
 			t.Name = "DOUBLE PRECISION"
 		}
 	case "ARRAY", "MULTISET":
+		p.enter(t.Pos, "type")
 		p.expectOp("<")
 		t.Elem = p.typ()
 		p.expectOp(">")
+		p.leave()
 		return t
 	case "MAP":
+		p.enter(t.Pos, "type")
 		p.expectOp("<")
 		t.Key = p.typ()
 		p.expectOp(",")
 		t.Value = p.typ()
 		p.expectOp(">")
+		p.leave()
 		return t
 	case "ROW":
+		p.enter(t.Pos, "type")
+		defer p.leave()
 		close := ">"
 		if p.peekOp("(") {
 			t.Parens = true
