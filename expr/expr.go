@@ -207,29 +207,50 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// String renders e for plans and error messages: $0, 42, +($0, 1).
+// String renders e for plans and error messages: $0, 42, +($0, 1). It
+// takes time linear in the size of e.
 func (e *Expr) String() string {
+	var sb strings.Builder
+	e.format(&sb)
+	return sb.String()
+}
+
+// format writes e to sb; a nil e is "<nil>".
+func (e *Expr) format(sb *strings.Builder) {
+	if e == nil {
+		sb.WriteString("<nil>")
+		return
+	}
 	switch e.Op {
 	case OpColumn:
-		return "$" + strconv.Itoa(e.Col)
+		sb.WriteByte('$')
+		sb.WriteString(strconv.Itoa(e.Col))
+		return
 	case OpLiteral:
-		if e.Value == nil {
-			return "NULL"
-		}
 		switch v := e.Value.(type) {
+		case nil:
+			sb.WriteString("NULL")
 		case string:
-			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+			sb.WriteByte('\'')
+			sb.WriteString(strings.ReplaceAll(v, "'", "''"))
+			sb.WriteByte('\'')
 		case decimal128.Num:
-			return v.ToString(int32(e.Type.Scale))
+			sb.WriteString(v.ToString(int32(e.Type.Scale)))
+		default:
+			fmt.Fprint(sb, e.Value)
 		}
-		return fmt.Sprint(e.Value)
+		return
 	}
-	parts := make([]string, len(e.Args))
+	sb.WriteString(e.Func)
+	sb.WriteByte('(')
 	for i, a := range e.Args {
-		parts[i] = a.String()
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		a.format(sb)
 	}
 	if e.Func == "CAST" || e.Func == "TRY_CAST" {
-		return fmt.Sprintf("%s(%s AS %v)", e.Func, strings.Join(parts, ", "), e.Type)
+		fmt.Fprintf(sb, " AS %v", e.Type)
 	}
-	return e.Func + "(" + strings.Join(parts, ", ") + ")"
+	sb.WriteByte(')')
 }

@@ -2,6 +2,11 @@ package expr
 
 import (
 	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/braidflow/braid/types"
 )
@@ -83,4 +88,33 @@ func fromLegacy(l *legacyExpr) *Expr {
 		}
 	}
 	return e
+}
+
+// legacyString is Expr.String as it was before it wrote to one builder
+// (it joined the strings of the arguments at every level, quadratic in
+// depth): the oracle for the text of plans and messages.
+func legacyString(e *Expr) string {
+	switch e.Op {
+	case OpColumn:
+		return "$" + strconv.Itoa(e.Col)
+	case OpLiteral:
+		if e.Value == nil {
+			return "NULL"
+		}
+		switch v := e.Value.(type) {
+		case string:
+			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+		case decimal128.Num:
+			return v.ToString(int32(e.Type.Scale))
+		}
+		return fmt.Sprint(e.Value)
+	}
+	parts := make([]string, len(e.Args))
+	for i, a := range e.Args {
+		parts[i] = legacyString(a)
+	}
+	if e.Func == "CAST" || e.Func == "TRY_CAST" {
+		return fmt.Sprintf("%s(%s AS %v)", e.Func, strings.Join(parts, ", "), e.Type)
+	}
+	return e.Func + "(" + strings.Join(parts, ", ") + ")"
 }
