@@ -46,7 +46,11 @@ func column(t types.DataType, vals []any) arrow.Array {
 			v.bin[i] = one.bin[0]
 		}
 	}
-	return v.toArrow(t)
+	a, err := v.toArrow(t)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 func batchOf(schema types.Schema, cols ...arrow.Array) types.Batch {
