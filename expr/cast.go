@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/big"
@@ -24,20 +25,38 @@ func castKernel(from, to types.DataType, try bool) (kernel, error) {
 	if err != nil {
 		return nil, err
 	}
+	name := "CAST"
+	if try {
+		name = "TRY_CAST"
+	}
+	tc := classOf(to)
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		a := args[0]
-		out := newVec(classOf(to), ec.n)
+		out := newVec(tc, ec.n)
 		out.valid = make([]bool, ec.n)
+		lim := newStrLimit(ec, name, tc == clsBin)
 		for i := 0; i < ec.n; i++ {
 			if a.isNull(i) {
 				continue
 			}
 			ok, err := conv(ec, a, i, out)
 			if err != nil {
-				if try || !ec.isActive(i) {
+				// NB: a value over a limit is no bad input TRY_CAST hides.
+				if (try && !errors.Is(err, errStringLimit)) || !ec.isActive(i) {
 					continue
 				}
 				return nil, err
+			}
+			if ok && (tc == clsStr || tc == clsBin) {
+				var n int
+				if tc == clsStr {
+					n = len(out.str[i])
+				} else {
+					n = len(out.bin[i])
+				}
+				if ok, err = lim.admit(i, int64(n)); err != nil {
+					return nil, err
+				}
 			}
 			out.valid[i] = ok
 		}
@@ -45,7 +64,9 @@ func castKernel(from, to types.DataType, try bool) (kernel, error) {
 	}, nil
 }
 
-// rowConv converts row i of a into row i of out; ok false means NULL.
+// rowConv converts row i of a into row i of out; ok false means NULL. One
+// that builds a string or binary checks its length with ec.checkLength
+// first; castKernel admits the result into the column's total.
 type rowConv func(ec *evalCtx, a *vec, i int, out *vec) (ok bool, err error)
 
 func castFail(v any, to types.DataType) error {
@@ -234,9 +255,9 @@ func decFromString(s string, to types.DataType, out *vec, i int) bool {
 }
 
 func toStringConv(from, to types.DataType) rowConv {
-	fit := func(s string) string {
+	fit := func(ec *evalCtx, s string) (string, error) {
 		if to.Length <= 0 || to.Length >= types.MaxLength {
-			return s
+			return s, nil
 		}
 		if utf8.RuneCountInString(s) > to.Length {
 			r := []rune(s)
@@ -244,10 +265,14 @@ func toStringConv(from, to types.DataType) rowConv {
 		}
 		if to.Kind == types.KindChar && from.Kind != types.KindChar {
 			if n := utf8.RuneCountInString(s); n < to.Length {
+				// NB: CHAR(2147483646) is a valid type.
+				if err := ec.checkLength("CAST", false, int64(len(s))+int64(to.Length-n)); err != nil {
+					return "", err
+				}
 				s += strings.Repeat(" ", to.Length-n)
 			}
 		}
-		return s
+		return s, nil
 	}
 	return func(ec *evalCtx, a *vec, i int, out *vec) (bool, error) {
 		var s string
@@ -268,6 +293,9 @@ func toStringConv(from, to types.DataType) rowConv {
 		case types.KindDecimal:
 			s = a.dec[i].ToString(int32(from.Scale))
 		case types.KindBinary, types.KindVarBinary:
+			if err := ec.checkLength("CAST", false, int64(len(a.bin[i]))); err != nil {
+				return false, err
+			}
 			s = string(a.bin[i])
 		case types.KindDate:
 			s = types.FormatDate(int32(a.i64[i]))
@@ -282,8 +310,9 @@ func toStringConv(from, to types.DataType) rowConv {
 		case types.KindIntervalYearMonth:
 			s = types.FormatIntervalYearMonth(int32(a.i64[i]))
 		}
-		out.str[i] = fit(s)
-		return true, nil
+		s, err := fit(ec, s)
+		out.str[i] = s
+		return err == nil, err
 	}
 }
 
@@ -359,6 +388,9 @@ func fromStringConv(to types.DataType) rowConv {
 			}
 			return decFromString(t, to, out, i), nil
 		case types.KindBinary, types.KindVarBinary:
+			if err := ec.checkLength("CAST", true, int64(len(s))); err != nil {
+				return false, err
+			}
 			out.bin[i] = []byte(s)
 		case types.KindDate:
 			d, ok := parseDate(strings.TrimSpace(s))

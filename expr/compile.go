@@ -16,6 +16,11 @@ type Env struct {
 	// Now returns the current time; nil is time.Now. CURRENT_TIMESTAMP and
 	// friends read it once per batch.
 	Now func() time.Time
+	// MaxStringBytes limits the length in bytes of each string or binary
+	// value a function computes (REPLACE, CONCAT, CAST to CHAR(n), ...);
+	// one over it fails the evaluation. 0 or less means
+	// DefaultMaxStringBytes. Constant folding in Compile applies it too.
+	MaxStringBytes int
 }
 
 func (e *Env) loc() *time.Location {
@@ -162,8 +167,8 @@ func (ev *Evaluator) Type() types.DataType { return ev.t }
 
 // Eval computes the expression for every row of b and returns a new array
 // of b.NumRows() rows in Type's Arrow layout; the caller releases it. b is
-// borrowed. Errors are runtime failures (a bad CAST, division by zero) that
-// name the function and the value.
+// borrowed. Errors are runtime failures (a bad CAST, division by zero, a
+// string over Env.MaxStringBytes) that name the function and the value.
 func (ev *Evaluator) Eval(b types.Batch) (arrow.Array, error) {
 	if ev.col >= 0 && ev.col < b.NumCols() {
 		c := b.Column(ev.col)
@@ -174,7 +179,7 @@ func (ev *Evaluator) Eval(b types.Batch) (arrow.Array, error) {
 	if err != nil {
 		return nil, err
 	}
-	return v.toArrow(ev.t), nil
+	return v.toArrow(ev.t)
 }
 
 func (ev *Evaluator) evalVec(b types.Batch) (*vec, error) {

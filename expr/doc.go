@@ -14,4 +14,10 @@
 //
 // Errors from ResolveCall are *UserError values without position; runtime
 // errors (a bad CAST, division by zero) name the function and the value.
+//
+// Evaluation is bounded: a function that would build a string or binary
+// value longer than Env.MaxStringBytes (DefaultMaxStringBytes, 16 MiB)
+// fails before allocating it, and so does a result column over the 2 GiB
+// an Arrow column holds. Expressions encode to JSON and back in time linear
+// in their size, however deep (json.go).
 package expr

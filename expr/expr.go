@@ -1,8 +1,6 @@
 package expr
 
 import (
-	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math"
 	"math/big"
@@ -28,7 +26,8 @@ const (
 
 // Expr is a bound, typed expression over the columns of an input batch. It is
 // plain data: the planner builds it, it travels inside operator configs as
-// JSON, and Compile turns it into an evaluator on the task manager.
+// JSON (json.go describes the encoding, linear in size at any depth), and
+// Compile turns it into an evaluator on the task manager.
 //
 // Function and operator names in Func are upper case: "+", "-", "*", "/",
 // "%", "=", "<>", "<", "<=", ">", ">=", "AND", "OR", "NOT", "IS NULL",
@@ -143,102 +142,6 @@ func normalizeValue(v any, t types.DataType) (any, error) {
 	return bad()
 }
 
-// jsonExpr is Expr's wire form: Value is encoded by the literal's type so
-// it decodes to the same Go form (int64 stays int64, NaN survives).
-type jsonExpr struct {
-	Op    Op              `json:"op"`
-	Type  types.DataType  `json:"type"`
-	Col   int             `json:"col,omitempty"`
-	Value json.RawMessage `json:"value,omitempty"`
-	Func  string          `json:"func,omitempty"`
-	Args  []*Expr         `json:"args,omitempty"`
-}
-
-// MarshalJSON encodes e so that UnmarshalJSON restores it exactly.
-func (e *Expr) MarshalJSON() ([]byte, error) {
-	j := jsonExpr{Op: e.Op, Type: e.Type, Col: e.Col, Func: e.Func, Args: e.Args}
-	if e.Op == OpLiteral && e.Value != nil {
-		raw, err := encodeValue(e.Value, e.Type)
-		if err != nil {
-			return nil, err
-		}
-		j.Value = raw
-	}
-	return json.Marshal(j)
-}
-
-// UnmarshalJSON decodes what MarshalJSON wrote.
-func (e *Expr) UnmarshalJSON(data []byte) error {
-	var j jsonExpr
-	if err := json.Unmarshal(data, &j); err != nil {
-		return err
-	}
-	*e = Expr{Op: j.Op, Type: j.Type, Col: j.Col, Func: j.Func, Args: j.Args}
-	if j.Op == OpLiteral && len(j.Value) > 0 && string(j.Value) != "null" {
-		v, err := decodeValue(j.Value, j.Type)
-		if err != nil {
-			return err
-		}
-		e.Value = v
-	}
-	return nil
-}
-
-func encodeValue(v any, t types.DataType) (json.RawMessage, error) {
-	v, err := normalizeValue(v, t)
-	if err != nil {
-		return nil, err
-	}
-	switch x := v.(type) {
-	case float64:
-		// Strings keep NaN, infinities and the exact bits.
-		return json.Marshal(strconv.FormatFloat(x, 'g', -1, 64))
-	case int64:
-		return json.Marshal(strconv.FormatInt(x, 10))
-	case decimal128.Num:
-		return json.Marshal(x.BigInt().String())
-	case []byte:
-		return json.Marshal(base64.StdEncoding.EncodeToString(x))
-	}
-	return json.Marshal(v)
-}
-
-func decodeValue(raw json.RawMessage, t types.DataType) (any, error) {
-	var s string
-	switch t.Kind {
-	case types.KindBoolean:
-		var b bool
-		err := json.Unmarshal(raw, &b)
-		return b, err
-	case types.KindDate, types.KindTime, types.KindIntervalYearMonth:
-		var i int32
-		err := json.Unmarshal(raw, &i)
-		return i, err
-	case types.KindChar, types.KindVarChar:
-		err := json.Unmarshal(raw, &s)
-		return s, err
-	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return nil, fmt.Errorf("expr: bad %v literal %s: %w", t, raw, err)
-	}
-	switch t.Kind {
-	case types.KindFloat, types.KindDouble:
-		return strconv.ParseFloat(s, 64)
-	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt,
-		types.KindTimestamp, types.KindTimestampLTZ, types.KindIntervalDayTime:
-		return strconv.ParseInt(s, 10, 64)
-	case types.KindDecimal:
-		bi, ok := new(big.Int).SetString(s, 10)
-		if !ok {
-			return nil, fmt.Errorf("expr: bad DECIMAL literal %q", s)
-		}
-		return decimal128.FromBigInt(bi), nil
-	case types.KindBinary, types.KindVarBinary:
-		return base64.StdEncoding.DecodeString(s)
-	}
-	return nil, fmt.Errorf("expr: cannot decode a literal of type %v", t)
-}
-
 // ParseNumericLiteral types a numeric literal as Flink (Calcite) does: an
 // integer is INT NOT NULL, or BIGINT NOT NULL beyond the int range (DECIMAL
 // beyond BIGINT); a literal with a point is DECIMAL(p,s) with p the number
@@ -304,29 +207,50 @@ func isRangeErr(err error) bool {
 	return ok && ne.Err == strconv.ErrRange
 }
 
-// String renders e for plans and error messages: $0, 42, +($0, 1).
+// String renders e for plans and error messages: $0, 42, +($0, 1). It
+// takes time linear in the size of e.
 func (e *Expr) String() string {
+	var sb strings.Builder
+	e.format(&sb)
+	return sb.String()
+}
+
+// format writes e to sb; a nil e is "<nil>".
+func (e *Expr) format(sb *strings.Builder) {
+	if e == nil {
+		sb.WriteString("<nil>")
+		return
+	}
 	switch e.Op {
 	case OpColumn:
-		return "$" + strconv.Itoa(e.Col)
+		sb.WriteByte('$')
+		sb.WriteString(strconv.Itoa(e.Col))
+		return
 	case OpLiteral:
-		if e.Value == nil {
-			return "NULL"
-		}
 		switch v := e.Value.(type) {
+		case nil:
+			sb.WriteString("NULL")
 		case string:
-			return "'" + strings.ReplaceAll(v, "'", "''") + "'"
+			sb.WriteByte('\'')
+			sb.WriteString(strings.ReplaceAll(v, "'", "''"))
+			sb.WriteByte('\'')
 		case decimal128.Num:
-			return v.ToString(int32(e.Type.Scale))
+			sb.WriteString(v.ToString(int32(e.Type.Scale)))
+		default:
+			fmt.Fprint(sb, e.Value)
 		}
-		return fmt.Sprint(e.Value)
+		return
 	}
-	parts := make([]string, len(e.Args))
+	sb.WriteString(e.Func)
+	sb.WriteByte('(')
 	for i, a := range e.Args {
-		parts[i] = a.String()
+		if i > 0 {
+			sb.WriteString(", ")
+		}
+		a.format(sb)
 	}
 	if e.Func == "CAST" || e.Func == "TRY_CAST" {
-		return fmt.Sprintf("%s(%s AS %v)", e.Func, strings.Join(parts, ", "), e.Type)
+		fmt.Fprintf(sb, " AS %v", e.Type)
 	}
-	return e.Func + "(" + strings.Join(parts, ", ") + ")"
+	sb.WriteByte(')')
 }

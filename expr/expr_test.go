@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,11 @@ func column(t types.DataType, vals []any) arrow.Array {
 			v.bin[i] = one.bin[0]
 		}
 	}
-	return v.toArrow(t)
+	a, err := v.toArrow(t)
+	if err != nil {
+		panic(err)
+	}
+	return a
 }
 
 func batchOf(schema types.Schema, cols ...arrow.Array) types.Batch {
@@ -693,5 +698,44 @@ func TestDecimalToFloatIsNearest(t *testing.T) {
 		if got := decimalToFloat(decimal128.FromI64(c.unscaled), c.scale); got != c.want {
 			t.Errorf("decimalToFloat(%d, %d) = %v, want %v", c.unscaled, c.scale, got, c.want)
 		}
+	}
+}
+
+// TestStringMatchesLegacy checks that String writes what it wrote when it
+// was recursive string joining, and renders a nil argument.
+func TestStringMatchesLegacy(t *testing.T) {
+	for _, e := range representativeExprs(t) {
+		if hasNilArg(e) {
+			continue // the old String panicked
+		}
+		if got, want := e.String(), legacyString(e); got != want {
+			t.Errorf("String = %.200s, want %.200s", got, want)
+		}
+	}
+	e := &Expr{Op: OpCall, Func: "F", Type: types.Int, Args: []*Expr{nil, i32(1)}}
+	if got := e.String(); got != "F(<nil>, 1)" {
+		t.Errorf("String = %s", got)
+	}
+}
+
+func hasNilArg(e *Expr) bool {
+	for _, a := range e.Args {
+		if a == nil || hasNilArg(a) {
+			return true
+		}
+	}
+	return false
+}
+
+// BenchmarkExprString renders 1+1+...+1 chains; the time per term stays
+// flat as the chain grows.
+func BenchmarkExprString(b *testing.B) {
+	for _, n := range []int{1000, 5000, 50_000} {
+		e := plusChain(n)
+		b.Run(strconv.Itoa(n/1000)+"K", func(b *testing.B) {
+			for b.Loop() {
+				_ = e.String()
+			}
+		})
 	}
 }

@@ -94,10 +94,18 @@ func pad(b []byte, v, width int) []byte {
 	return append(b, s...)
 }
 
-// format prints t's fields (t's own zone) by the pattern.
-func (p *datePattern) format(t time.Time) string {
+// format prints t's fields (t's own zone) by the pattern and returns the
+// text and its length in bytes; when that is over max, it returns no text
+// and keeps only the length, so that a long pattern (a letter prints up to
+// six bytes) never builds more than max bytes.
+func (p *datePattern) format(t time.Time, max int64) (string, int64) {
 	b := make([]byte, 0, 32)
+	var dropped int64
 	for _, tk := range p.toks {
+		if dropped > 0 || int64(len(b)) > max {
+			dropped += int64(len(b))
+			b = b[:0]
+		}
 		if tk.letter == 0 {
 			b = append(b, tk.text...)
 			continue
@@ -171,7 +179,10 @@ func (p *datePattern) format(t time.Time) string {
 			b = append(b, strings.Repeat(string(tk.letter), n)...)
 		}
 	}
-	return string(b)
+	if n := dropped + int64(len(b)); n > max {
+		return "", n
+	}
+	return string(b), int64(len(b))
 }
 
 func isNumericLetter(c byte) bool {

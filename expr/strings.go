@@ -9,25 +9,37 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// strMap applies f to every non-NULL row of a string vec.
-func strMap(ec *evalCtx, a *vec, f func(string) string) *vec {
+// strMap applies the function fn, f, to every non-NULL row of a string
+// vec.
+//
+// NB: the case mappings grow a string by half at most (U+0250 has two
+// bytes in UTF-8, its upper case U+2C6F three), so their results are
+// admitted once built.
+func strMap(ec *evalCtx, fn string, a *vec, f func(string) string) (*vec, error) {
+	lim := newStrLimit(ec, fn, false)
 	out := &vec{n: ec.n, valid: a.valid, str: make([]string, ec.n)}
 	for i, s := range a.str[:ec.n] {
-		if !a.isNull(i) {
-			out.str[i] = f(s)
+		if a.isNull(i) {
+			continue
+		}
+		r := f(s)
+		if ok, err := lim.admit(i, int64(len(r))); err != nil {
+			return nil, err
+		} else if ok {
+			out.str[i] = r
 		}
 	}
-	return out
+	return out, nil
 }
 
 func stringKernel(e *Expr, at []types.DataType) (kernel, bool) {
 	switch e.Func {
 	case "UPPER":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, args[0], strings.ToUpper), nil }, true
+		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], strings.ToUpper) }, true
 	case "LOWER":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, args[0], strings.ToLower), nil }, true
+		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], strings.ToLower) }, true
 	case "INITCAP":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, args[0], initCap), nil }, true
+		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], initCap) }, true
 	case "CHAR_LENGTH":
 		return func(ec *evalCtx, args []*vec) (*vec, error) {
 			a := args[0]
@@ -40,18 +52,27 @@ func stringKernel(e *Expr, at []types.DataType) (kernel, bool) {
 	case "||":
 		if at[0].IsBinary() {
 			return func(ec *evalCtx, args []*vec) (*vec, error) {
+				lim := newStrLimit(ec, "||", true)
 				out := &vec{n: ec.n, valid: andValid(ec.n, args...), bin: make([][]byte, ec.n)}
 				for i := range out.bin {
-					out.bin[i] = append(append([]byte(nil), args[0].bin[i]...), args[1].bin[i]...)
+					if out.isNull(i) {
+						continue
+					}
+					a, b := args[0].bin[i], args[1].bin[i]
+					if ok, err := lim.admit(i, int64(len(a))+int64(len(b))); err != nil {
+						return nil, err
+					} else if ok {
+						out.bin[i] = append(append(make([]byte, 0, len(a)+len(b)), a...), b...)
+					}
 				}
 				return out, nil
 			}, true
 		}
-		return concatKernel(false), true
+		return concatKernel(e.Func, false), true
 	case "CONCAT":
-		return concatKernel(false), true
+		return concatKernel(e.Func, false), true
 	case "CONCAT_WS":
-		return concatKernel(true), true
+		return concatKernel(e.Func, true), true
 	case "LIKE", "NOT LIKE":
 		return likeKernel(e.Func == "NOT LIKE", len(at) == 3), true
 	case "SUBSTRING":
@@ -78,10 +99,20 @@ func stringKernel(e *Expr, at []types.DataType) (kernel, bool) {
 		}, true
 	case "REPLACE":
 		return func(ec *evalCtx, args []*vec) (*vec, error) {
+			lim := newStrLimit(ec, "REPLACE", false)
 			out := &vec{n: ec.n, valid: andValid(ec.n, args...), str: make([]string, ec.n)}
 			for i := range out.str {
-				if !out.isNull(i) {
-					out.str[i] = strings.ReplaceAll(args[0].str[i], args[1].str[i], args[2].str[i])
+				if out.isNull(i) {
+					continue
+				}
+				s, from, to := args[0].str[i], args[1].str[i], args[2].str[i]
+				// NB: Count and ReplaceAll agree that "" occurs before
+				// every rune and at the end.
+				n := int64(len(s)) + int64(strings.Count(s, from))*(int64(len(to))-int64(len(from)))
+				if ok, err := lim.admit(i, n); err != nil {
+					return nil, err
+				} else if ok {
+					out.str[i] = strings.ReplaceAll(s, from, to)
 				}
 			}
 			return out, nil
@@ -172,22 +203,44 @@ func initCap(s string) string {
 	return string(r)
 }
 
-// concatKernel is CONCAT/|| (NULL if any argument is NULL) or CONCAT_WS
-// (NULL only if the separator is; NULL arguments are skipped).
-func concatKernel(ws bool) kernel {
+// concatKernel is the function fn, CONCAT/|| (NULL if any argument is
+// NULL) or CONCAT_WS (NULL only if the separator is; NULL arguments are
+// skipped).
+func concatKernel(fn string, ws bool) kernel {
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		lim := newStrLimit(ec, fn, false)
 		out := &vec{n: ec.n, str: make([]string, ec.n)}
 		if ws {
 			out.valid = args[0].valid
 		} else {
 			out.valid = andValid(ec.n, args...)
 		}
-		var sb strings.Builder
 		for i := range out.str {
 			if out.isNull(i) {
 				continue
 			}
-			sb.Reset()
+			var n int64
+			if ws {
+				parts := 0
+				for _, a := range args[1:] {
+					if !a.isNull(i) {
+						n += int64(len(a.str[i]))
+						parts++
+					}
+				}
+				n += int64(max(parts-1, 0)) * int64(len(args[0].str[i]))
+			} else {
+				for _, a := range args {
+					n += int64(len(a.str[i]))
+				}
+			}
+			if ok, err := lim.admit(i, n); err != nil {
+				return nil, err
+			} else if !ok {
+				continue
+			}
+			var sb strings.Builder
+			sb.Grow(int(n))
 			if ws {
 				first := true
 				for _, a := range args[1:] {
@@ -212,18 +265,21 @@ func concatKernel(ws bool) kernel {
 }
 
 // substringKernel is SUBSTRING(s, start[, len]) with SQL's 1-based start;
-// a start <= 0 counts positions before the string, as Flink does.
+// a start <= 0 counts positions before the string, as Flink does. The
+// result of a valid UTF-8 string shares its bytes.
 func substringKernel(ec *evalCtx, args []*vec) (*vec, error) {
+	lim := newStrLimit(ec, "SUBSTRING", false)
 	out := &vec{n: ec.n, valid: andValid(ec.n, args...), str: make([]string, ec.n)}
 	for i := range out.str {
 		if out.isNull(i) {
 			continue
 		}
-		r := []rune(args[0].str[i])
+		s := args[0].str[i]
+		runes := int64(utf8.RuneCountInString(s))
 		start := args[1].i64[i]
-		end := int64(len(r))
+		end := runes
 		if start < 0 {
-			start = int64(len(r)) + start + 1
+			start = runes + start + 1
 		}
 		if start == 0 {
 			start = 1
@@ -238,12 +294,33 @@ func substringKernel(ec *evalCtx, args []*vec) (*vec, error) {
 			end = min(end, start-1+l)
 		}
 		b := max(start-1, 0)
-		if b >= end || b >= int64(len(r)) {
+		if b >= end || b >= runes {
 			continue
 		}
-		out.str[i] = string(r[b:end])
+		if utf8.ValidString(s) {
+			out.str[i] = s[runeOffset(s, b):runeOffset(s, end)]
+			continue
+		}
+		// Invalid bytes become U+FFFD, three bytes each in the result.
+		r := string([]rune(s)[b:end])
+		if ok, err := lim.admit(i, int64(len(r))); err != nil {
+			return nil, err
+		} else if ok {
+			out.str[i] = r
+		}
 	}
 	return out, nil
+}
+
+// runeOffset returns the byte offset of rune k of s, len(s) past the end.
+func runeOffset(s string, k int64) int {
+	for off := range s {
+		if k == 0 {
+			return off
+		}
+		k--
+	}
+	return len(s)
 }
 
 func ensureValid(v []bool, n int) []bool {

@@ -8,7 +8,9 @@ import (
 )
 
 // Take returns a new array holding rows idx of a, whose SQL type is t, in
-// that order; the caller releases it. a is borrowed.
+// that order; the caller releases it. a is borrowed. It fails when the
+// rows' strings or binaries exceed what an Arrow column holds (2 GiB; idx
+// may repeat rows).
 func Take(a arrow.Array, t types.DataType, idx []int32) (arrow.Array, error) {
 	v, err := fromArrow(a, t)
 	if err != nil {
@@ -35,7 +37,7 @@ func Take(a arrow.Array, t types.DataType, idx []int32) (arrow.Array, error) {
 	default:
 		out.valid = make([]bool, n)
 	}
-	return out.toArrow(t), nil
+	return out.toArrow(t)
 }
 
 func gather[T any](s []T, idx []int32) []T {

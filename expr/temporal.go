@@ -365,6 +365,7 @@ func fromUnixtime(withFormat bool) kernel {
 	def := cache.get("yyyy-MM-dd HH:mm:ss")
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		a := args[0]
+		lim := newStrLimit(ec, "FROM_UNIXTIME", false)
 		out := &vec{n: ec.n, valid: andValid(ec.n, args...), str: make([]string, ec.n)}
 		for i := range out.str {
 			if out.isNull(i) {
@@ -375,7 +376,11 @@ func fromUnixtime(withFormat bool) kernel {
 				p = cache.get(args[1].str[i])
 			}
 			t := time.Unix(a.i64[i], 0).In(ec.loc)
-			out.str[i] = p.format(t)
+			if s, ok, err := formatLimited(lim, i, p, t); err != nil {
+				return nil, err
+			} else if ok {
+				out.str[i] = s
+			}
 		}
 		return out, nil
 	}
@@ -430,6 +435,7 @@ func dateFormat(t types.DataType) kernel {
 	var cache patternCache
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		a := args[0]
+		lim := newStrLimit(ec, "DATE_FORMAT", false)
 		out := &vec{n: ec.n, valid: andValid(ec.n, args...), str: make([]string, ec.n)}
 		if out.valid == nil {
 			out.valid = fill(make([]bool, ec.n), true)
@@ -448,10 +454,21 @@ func dateFormat(t types.DataType) kernel {
 			} else {
 				w = toWallNanos(t, a.i64[i], ec.loc)
 			}
-			out.str[i] = cache.get(args[1].str[i]).format(wallTime(w))
+			if s, ok, err := formatLimited(lim, i, cache.get(args[1].str[i]), wallTime(w)); err != nil {
+				return nil, err
+			} else if ok {
+				out.str[i] = s
+			}
 		}
 		return out, nil
 	}
+}
+
+// formatLimited formats t by p for row i within lim (see strLimit.admit).
+func formatLimited(lim *strLimit, i int, p *datePattern, t time.Time) (string, bool, error) {
+	s, n := p.format(t, lim.ec.env.maxStringBytes())
+	ok, err := lim.admit(i, n)
+	return s, ok, err
 }
 
 func extractKernel(unit string, t types.DataType) kernel {

@@ -236,12 +236,13 @@ func narrow[T int8 | int16 | int32](s []int64) []T {
 }
 
 // toArrow builds an Arrow array of type t holding v's n rows. The caller
-// owns the result.
-func (v *vec) toArrow(t types.DataType) arrow.Array {
+// owns the result. It fails, before allocating, on string or binary values
+// that together exceed what an Arrow column holds.
+func (v *vec) toArrow(t types.DataType) (arrow.Array, error) {
 	n := v.n
 	at := t.ArrowType()
 	if t.Kind == types.KindNull {
-		return array.NewNull(n)
+		return array.NewNull(n), nil
 	}
 	nullBuf, nulls := bitmapOf(v.valid, n)
 	fixed := func(data []byte) arrow.Array {
@@ -251,35 +252,35 @@ func (v *vec) toArrow(t types.DataType) arrow.Array {
 	}
 	switch t.Kind {
 	case types.KindTinyInt:
-		return fixed(arrow.Int8Traits.CastToBytes(narrow[int8](v.i64[:n])))
+		return fixed(arrow.Int8Traits.CastToBytes(narrow[int8](v.i64[:n]))), nil
 	case types.KindSmallInt:
-		return fixed(arrow.Int16Traits.CastToBytes(narrow[int16](v.i64[:n])))
+		return fixed(arrow.Int16Traits.CastToBytes(narrow[int16](v.i64[:n]))), nil
 	case types.KindInt, types.KindDate, types.KindTime, types.KindIntervalYearMonth:
-		return fixed(arrow.Int32Traits.CastToBytes(narrow[int32](v.i64[:n])))
+		return fixed(arrow.Int32Traits.CastToBytes(narrow[int32](v.i64[:n]))), nil
 	case types.KindBigInt, types.KindTimestamp, types.KindTimestampLTZ, types.KindIntervalDayTime:
 		s := v.i64[:n]
 		if v.borrowed {
 			s = append([]int64(nil), s...)
 		}
-		return fixed(arrow.Int64Traits.CastToBytes(s))
+		return fixed(arrow.Int64Traits.CastToBytes(s)), nil
 	case types.KindDouble:
 		s := v.f64[:n]
 		if v.borrowed {
 			s = append([]float64(nil), s...)
 		}
-		return fixed(arrow.Float64Traits.CastToBytes(s))
+		return fixed(arrow.Float64Traits.CastToBytes(s)), nil
 	case types.KindFloat:
 		s := make([]float32, n)
 		for i, f := range v.f64[:n] {
 			s[i] = float32(f)
 		}
-		return fixed(arrow.Float32Traits.CastToBytes(s))
+		return fixed(arrow.Float32Traits.CastToBytes(s)), nil
 	case types.KindDecimal:
 		s := v.dec[:n]
 		if v.borrowed {
 			s = append([]decimal128.Num(nil), s...)
 		}
-		return fixed(arrow.Decimal128Traits.CastToBytes(s))
+		return fixed(arrow.Decimal128Traits.CastToBytes(s)), nil
 	case types.KindBoolean:
 		bm := make([]byte, bitutil.BytesForBits(int64(n)))
 		for i, b := range v.b[:n] {
@@ -287,11 +288,16 @@ func (v *vec) toArrow(t types.DataType) arrow.Array {
 				bitutil.SetBit(bm, i)
 			}
 		}
-		return fixed(bm)
+		return fixed(bm), nil
 	case types.KindChar, types.KindVarChar:
-		total := 0
-		for _, s := range v.str[:n] {
-			total += len(s)
+		var total int64
+		for i, s := range v.str[:n] {
+			if !v.isNull(i) {
+				total += int64(len(s))
+			}
+		}
+		if err := checkColumnBytes(total); err != nil {
+			return nil, err
 		}
 		offsets := make([]int32, n+1)
 		data := make([]byte, 0, total)
@@ -303,11 +309,16 @@ func (v *vec) toArrow(t types.DataType) arrow.Array {
 		}
 		d := array.NewData(at, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, nulls, 0)
 		defer d.Release()
-		return array.MakeFromData(d)
+		return array.MakeFromData(d), nil
 	case types.KindBinary, types.KindVarBinary:
-		total := 0
-		for _, s := range v.bin[:n] {
-			total += len(s)
+		var total int64
+		for i, s := range v.bin[:n] {
+			if !v.isNull(i) {
+				total += int64(len(s))
+			}
+		}
+		if err := checkColumnBytes(total); err != nil {
+			return nil, err
 		}
 		offsets := make([]int32, n+1)
 		data := make([]byte, 0, total)
@@ -319,7 +330,7 @@ func (v *vec) toArrow(t types.DataType) arrow.Array {
 		}
 		d := array.NewData(at, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, nulls, 0)
 		defer d.Release()
-		return array.MakeFromData(d)
+		return array.MakeFromData(d), nil
 	}
 	panic(fmt.Sprintf("expr: cannot export %v", t))
 }

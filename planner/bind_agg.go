@@ -149,7 +149,7 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		keys = append(keys, k)
 		keyNames = append(keyNames, name)
 	}
-	r := &aggRewriter{width: agg.width, keys: keys, keyIdx: keyIdx}
+	r := newAggRewriter(agg.width, keys, keyIdx)
 	for i, e := range exprs {
 		ne, col := r.rewrite(e)
 		if col >= 0 {
@@ -207,6 +207,19 @@ type aggRewriter struct {
 	width  int
 	keys   []*expr.Expr
 	keyIdx map[string]int
+	// keySizes holds the tree sizes of the keys: only a subexpression of
+	// such a size can be one, so only those are encoded for keyIdx.
+	// NB: encoding every subexpression made rewrite quadratic.
+	keySizes map[int]bool
+	sizes    treeSizes
+}
+
+func newAggRewriter(width int, keys []*expr.Expr, keyIdx map[string]int) *aggRewriter {
+	r := &aggRewriter{width: width, keys: keys, keyIdx: keyIdx, keySizes: map[int]bool{}, sizes: treeSizes{}}
+	for _, k := range keys {
+		r.keySizes[treeSize(k)] = true
+	}
+	return r
 }
 
 // rewrite returns e over the aggregate's output, or the input column that
@@ -215,8 +228,10 @@ func (r *aggRewriter) rewrite(e *expr.Expr) (*expr.Expr, int) {
 	if e.Op == expr.OpColumn && e.Col >= r.width {
 		return expr.Column(len(r.keys)+e.Col-r.width, e.Type), -1
 	}
-	if i, ok := r.keyIdx[canonical(e)]; ok {
-		return expr.Column(i, r.keys[i].Type), -1
+	if r.keySizes[r.sizes.of(e)] {
+		if i, ok := r.keyIdx[canonical(e)]; ok {
+			return expr.Column(i, r.keys[i].Type), -1
+		}
 	}
 	switch e.Op {
 	case expr.OpColumn:

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"math"
 	"time"
 
 	"github.com/braidflow/braid/catalog"
@@ -115,19 +116,26 @@ func (n *projectNode) schema() types.Schema { return n.out }
 func (n *joinNode) schema() types.Schema    { return n.out }
 func (n *unionNode) schema() types.Schema   { return n.out }
 
-// conjuncts splits a predicate on AND.
+// conjuncts splits a predicate on AND, in order. It takes time linear in
+// the number of conjuncts, however the ANDs nest.
 func conjuncts(e *expr.Expr) []*expr.Expr {
 	if e == nil {
 		return nil
 	}
-	if e.Op == expr.OpCall && e.Func == "AND" {
-		var out []*expr.Expr
-		for _, a := range e.Args {
-			out = append(out, conjuncts(a)...)
+	var out []*expr.Expr
+	stack := []*expr.Expr{e}
+	for len(stack) > 0 {
+		e := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if e.Op != expr.OpCall || e.Func != "AND" {
+			out = append(out, e)
+			continue
 		}
-		return out
+		for i := len(e.Args) - 1; i >= 0; i-- {
+			stack = append(stack, e.Args[i])
+		}
 	}
-	return []*expr.Expr{e}
+	return out
 }
 
 // and joins predicates with AND; nil for none.
@@ -181,6 +189,44 @@ func remap(e *expr.Expr, f func(int) int) *expr.Expr {
 		}
 	}
 	return &c
+}
+
+// treeSize returns the number of nodes of es as trees: a subexpression
+// that substitute shares between parents counts, and encodes, once per
+// parent. It takes time linear in the number of distinct nodes and
+// saturates at math.MaxInt.
+func treeSize(es ...*expr.Expr) int {
+	sizes := treeSizes{}
+	total := 0
+	for _, e := range es {
+		total = addSat(total, sizes.of(e))
+	}
+	return total
+}
+
+// treeSizes remembers the tree size of each subexpression met.
+type treeSizes map[*expr.Expr]int
+
+func (m treeSizes) of(e *expr.Expr) int {
+	if e == nil {
+		return 0
+	}
+	if n, ok := m[e]; ok {
+		return n
+	}
+	n := 1
+	for _, a := range e.Args {
+		n = addSat(n, m.of(a))
+	}
+	m[e] = n
+	return n
+}
+
+func addSat(a, b int) int {
+	if a > math.MaxInt-b {
+		return math.MaxInt
+	}
+	return a + b
 }
 
 // substitute replaces each column reference i in e by exprs[i]: it composes

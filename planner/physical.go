@@ -105,9 +105,19 @@ func (ph *physical) build(n node) (*stream, error) {
 	return nil, fmt.Errorf("planner: no physical plan for %T", n)
 }
 
+// maxMergeBloat is how many expression nodes merging two calcs may add, as
+// in Calcite's ProjectMergeRule (its default bloat is 100).
+//
+// NB: merging copies an earlier calc's expression into every reference to
+// its column, so SELECT x + x AS x FROM (SELECT x + x AS x FROM ...) nested
+// n deep would merge into 2^n nodes: 1 KB of SQL that no job manager can
+// encode.
+const maxMergeBloat = 100
+
 // calc chains a filter-and-project operator onto s. When s ends in a calc
-// already, the two merge into one: the new expressions are rewritten over
-// the earlier calc's input.
+// already, the two merge into one, the new expressions rewritten over the
+// earlier calc's input, unless that grows the expressions by more than
+// maxMergeBloat nodes.
 func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out types.Schema) *stream {
 	if prev := s.calc; prev != nil {
 		merged := &jobgraph.CalcSpec{InputSchema: prev.InputSchema, OutputSchema: out}
@@ -115,12 +125,10 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 		for _, e := range exprs {
 			merged.Projections = append(merged.Projections, substitute(e, prev.Projections))
 		}
-		last := s.vertex.Chain[len(s.vertex.Chain)-1]
-		last.Config = jobgraph.EncodeSpec(merged)
-		if merged.Filter != nil {
-			last.Name = "Calc(filter)"
+		unmerged := addSat(treeSize(append([]*expr.Expr{prev.Filter, filter}, prev.Projections...)...), treeSize(exprs...))
+		if treeSize(append([]*expr.Expr{merged.Filter}, merged.Projections...)...) <= addSat(unmerged, maxMergeBloat) {
+			return ph.mergeCalc(s, merged)
 		}
-		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, calc: merged, changes: s.changes, updatesOnly: s.updatesOnly}
 	}
 	name := "Calc"
 	if filter != nil {
@@ -130,6 +138,16 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 	ns := ph.b.chain(s, int(s.vertex.Parallelism), op(jobgraph.KindCalc, name, spec), out)
 	ns.calc = spec
 	return ns
+}
+
+// mergeCalc replaces the calc s ends in with merged.
+func (ph *physical) mergeCalc(s *stream, merged *jobgraph.CalcSpec) *stream {
+	last := s.vertex.Chain[len(s.vertex.Chain)-1]
+	last.Config = jobgraph.EncodeSpec(merged)
+	if merged.Filter != nil {
+		last.Name = "Calc(filter)"
+	}
+	return &stream{vertex: s.vertex, schema: merged.OutputSchema, bounded: s.bounded, calc: merged, changes: s.changes, updatesOnly: s.updatesOnly}
 }
 
 func (ph *physical) buildScan(n *scanNode) (*stream, error) {
