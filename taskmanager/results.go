@@ -96,6 +96,39 @@ func (r *resultWriter) send(c *braidv1.ResultChunk) error {
 	return nil
 }
 
+// Detach ends the stream to the job manager without ending the results, as
+// a sink stopped at a savepoint does (its results are complete up to the
+// savepoint's barrier; the job manager ends the client's result when the
+// job finishes). It waits for the job manager's acknowledgement, so every
+// chunk sent was taken before the subtask reports FINISHED. It does nothing
+// after Close or when nothing was sent; later Writes fail.
+func (r *resultWriter) Detach() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return nil
+	}
+	r.closed = true
+	if r.stream == nil {
+		return nil
+	}
+	if _, err := r.stream.CloseAndRecv(); err != nil {
+		return fmt.Errorf("taskmanager: results not acknowledged by the job manager: %w", err)
+	}
+	return nil
+}
+
+// release gives up a stream the sink did not end (the subtask failed or
+// was canceled), without waiting for the job manager.
+func (r *resultWriter) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stream != nil && !r.closed {
+		r.stream.CloseSend()
+	}
+	r.closed = true
+}
+
 // Close ends the result stream. It is idempotent.
 func (r *resultWriter) Close() error {
 	r.mu.Lock()

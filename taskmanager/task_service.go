@@ -481,13 +481,16 @@ func (tm *TaskManager) run(j *runningJob, b built) {
 	err := runGuarded(j.ctx, b.run, b.spec.Ctx.Logger)
 	close(stop)
 	<-progress // NB: the final report must not overtake a progress report.
-	if w, ok := b.spec.Ctx.Results.(*resultWriter); ok && err != nil {
-		// The sink did not end its results: release the stream.
-		w.mu.Lock()
-		if w.stream != nil && !w.closed {
-			w.stream.CloseSend()
+	if w, ok := b.spec.Ctx.Results.(*resultWriter); ok {
+		if err == nil {
+			// NB: a sink stopped at a savepoint ends without closing its
+			// results. The job manager ends them when every subtask
+			// finished and drops chunks that come later, so the FINISHED
+			// report must not overtake the chunks still in flight.
+			err = w.Detach()
+		} else {
+			w.release()
 		}
-		w.mu.Unlock()
 	}
 	switch {
 	case err == nil:

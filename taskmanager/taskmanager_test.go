@@ -41,6 +41,12 @@ type fakeJM struct {
 	results    bytes.Buffer
 	ended      bool
 	changed    chan struct{}
+	// pushDelay holds each result chunk back before it is taken, as a job
+	// manager relaying to a slow client does; chunks counts those taken,
+	// and chunksAtFinish how many had been when a FINISHED report came.
+	pushDelay      time.Duration
+	chunks         int
+	chunksAtFinish []int
 }
 
 func (f *fakeJM) note() {
@@ -71,6 +77,9 @@ func (f *fakeJM) Heartbeat(context.Context, *braidv1.HeartbeatRequest) (*braidv1
 func (f *fakeJM) ReportTaskStatus(_ context.Context, r *braidv1.TaskStatusReport) (*braidv1.TaskStatusAck, error) {
 	f.mu.Lock()
 	f.reports = append(f.reports, r)
+	if r.State == braidv1.TaskState_TASK_STATE_FINISHED {
+		f.chunksAtFinish = append(f.chunksAtFinish, f.chunks)
+	}
 	f.mu.Unlock()
 	f.note()
 	return &braidv1.TaskStatusAck{}, nil
@@ -85,7 +94,9 @@ func (f *fakeJM) PushResults(s grpc.ClientStreamingServer[braidv1.ResultChunk, b
 		if err != nil {
 			return err
 		}
+		time.Sleep(f.pushDelay)
 		f.mu.Lock()
+		f.chunks++
 		f.results.Write(c.ArrowIpc)
 		f.ended = f.ended || c.End
 		f.mu.Unlock()
@@ -266,6 +277,53 @@ func TestTaskManager(t *testing.T) {
 	f.waitFor(t, "cancel reported", func() bool { return f.state("job1", 2) == braidv1.TaskState_TASK_STATE_CANCELED })
 	if _, err := os.Stat(stateDir); !os.IsNotExist(err) {
 		t.Errorf("state dir survives cancel: %v", err)
+	}
+}
+
+// TestStoppedSinkResultsBeforeFinished: a collect sink stopped at a
+// savepoint ends without closing its results (the job manager ends them
+// when the job finishes, and drops chunks that come later), so the task
+// manager must not report it FINISHED before the job manager took every
+// chunk it sent.
+func TestStoppedSinkResultsBeforeFinished(t *testing.T) {
+	f, jmAddr := startFakeJM(t)
+	f.pushDelay = 100 * time.Millisecond
+	build := func(spec SubtaskSpec) (Subtask, error) {
+		res := spec.Ctx.Results
+		return &fakeSubtask{run: func(context.Context) error {
+			b := testBatch()
+			defer b.Release()
+			for range 2 {
+				if err := res.Write(b); err != nil {
+					return err
+				}
+			}
+			// Stopped at savepoint 7: the barrier, then no Close.
+			return res.Checkpoint(7)
+		}}, nil
+	}
+	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0", DataDir: t.TempDir(), ID: "tm-test", Build: build})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tm.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	graph := &braidv1.JobGraph{JobId: "job1", Vertices: []*braidv1.Vertex{
+		{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect}}}}}
+	if err := tm.deploy(&braidv1.DeployTasksRequest{Graph: graph, Deploy: []*braidv1.SubtaskRef{{Vertex: 0}}}); err != nil {
+		t.Fatal(err)
+	}
+	f.waitFor(t, "sink finished", func() bool { return f.state("job1", 0) == braidv1.TaskState_TASK_STATE_FINISHED })
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.chunksAtFinish) != 1 || f.chunksAtFinish[0] != 3 {
+		t.Fatalf("the job manager had taken %v chunks when the sink was reported FINISHED, want all 3 (two batches and the barrier)", f.chunksAtFinish)
+	}
+	if f.ended {
+		t.Error("a sink stopped at a savepoint ended its results")
 	}
 }
 
