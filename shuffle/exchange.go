@@ -8,7 +8,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -180,19 +179,42 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	if err == nil {
 		return stream.SendAndClose(&braidv1.ExchangeAck{})
 	}
+	var bad *badStreamError
 	switch {
+	case errors.As(err, &bad):
+		// logged, then refused with InvalidArgument
 	case errors.Is(err, ErrInboxClosed):
 		return status.Error(codes.Aborted, err.Error())
 	case ctx.Err() != nil:
 		return status.FromContextError(ctx.Err()).Err()
 	}
-	x.log.Warn("exchange stream failed", zap.String("job", h.JobId), zap.Int32("source_vertex", h.SourceVertex),
+	fields := []zap.Field{zap.String("job", h.JobId), zap.Int32("source_vertex", h.SourceVertex),
 		zap.Int32("source_subtask", h.SourceSubtask), zap.Int32("target_vertex", h.TargetVertex),
-		zap.Int32("target_subtask", h.TargetSubtask), zap.Error(err))
+		zap.Int32("target_subtask", h.TargetSubtask), zap.Error(err)}
+	var u *uncheckedError
+	if errors.As(err, &u) && u.stack != nil {
+		fields = append(fields, zap.ByteString("stack", u.stack))
+	}
+	x.log.Warn("exchange stream failed", fields...)
+	if bad != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
 	return status.Error(codes.Internal, err.Error())
+}
+
+// badStreamError marks a failure caused by what the peer sent: bytes, an
+// event or a message order that Braid's own sender never produces. The
+// stream fails with InvalidArgument.
+type badStreamError struct{ err error }
+
+func (e *badStreamError) Error() string { return e.err.Error() }
+func (e *badStreamError) Unwrap() error { return e.err }
+
+func badStreamf(format string, args ...any) error {
+	return &badStreamError{err: fmt.Errorf("shuffle: "+format, args...)}
 }
 
 func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[braidv1.DataMessage, braidv1.ExchangeAck], ch *inboxChannel) error {
@@ -203,7 +225,7 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 		m, err := stream.Recv()
 		if err == io.EOF {
 			if !ended {
-				return errors.New("shuffle: exchange stream closed before end-of-input")
+				return badStreamf("exchange stream closed before end-of-input")
 			}
 			return nil
 		}
@@ -211,7 +233,7 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 			return err
 		}
 		if ended {
-			return errors.New("shuffle: exchange message after end-of-input")
+			return badStreamf("exchange message after end-of-input")
 		}
 		switch p := m.Payload.(type) {
 		case *braidv1.DataMessage_ArrowIpc:
@@ -221,14 +243,14 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 		case *braidv1.DataMessage_Event:
 			ev, err := eventFromProto(p.Event)
 			if err != nil {
-				return err
+				return &badStreamError{err: err}
 			}
 			if err := ch.put(ctx, ev); err != nil {
 				return err
 			}
 			ended = ev.Kind == EventEndOfInput
 		default:
-			return fmt.Errorf("shuffle: unexpected exchange message %T", m.Payload)
+			return badStreamf("unexpected exchange message %T", m.Payload)
 		}
 	}
 }
@@ -255,58 +277,4 @@ func eventToProto(ev Event) *braidv1.ControlEvent {
 		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_BARRIER, Value: ev.Value}
 	}
 	panic(fmt.Sprintf("shuffle: no control event for %v", ev.Kind))
-}
-
-// decoder turns the Arrow IPC bytes of a channel back into batches. Every
-// message holds whole IPC messages (the sender flushes only after complete
-// writes), the first one starting with the schema.
-type decoder struct {
-	src bytesReader
-	rdr *ipc.Reader
-}
-
-func (d *decoder) feed(p []byte, emit func(types.Batch) error) error {
-	d.src.b = p
-	if d.rdr == nil {
-		r, err := ipc.NewReader(&d.src)
-		if err != nil {
-			return fmt.Errorf("shuffle: reading channel schema: %w", err)
-		}
-		d.rdr = r
-	}
-	for len(d.src.b) > 0 {
-		if !d.rdr.Next() {
-			if err := d.rdr.Err(); err != nil {
-				return fmt.Errorf("shuffle: decoding batch: %w", err)
-			}
-			return errors.New("shuffle: truncated Arrow IPC message")
-		}
-		rec := d.rdr.RecordBatch()
-		rec.Retain()
-		b := types.Batch{Rec: rec}
-		if err := emit(b); err != nil {
-			b.Release()
-			return err
-		}
-	}
-	return nil
-}
-
-func (d *decoder) release() {
-	if d.rdr != nil {
-		d.rdr.Release()
-	}
-}
-
-// bytesReader reads the current message's bytes; it reports io.EOF between
-// messages.
-type bytesReader struct{ b []byte }
-
-func (r *bytesReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
 }

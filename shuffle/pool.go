@@ -16,7 +16,9 @@ const (
 	connWindow   = 8 << 20
 	// maxMessage bounds one DataMessage, a coalesced group or one batch,
 	// at both ends: a sender's Send of a larger batch fails with
-	// ResourceExhausted.
+	// ResourceExhausted, and the receiving decoder never holds more than
+	// this of one stream's bytes (it refuses larger arrow_ipc payloads
+	// itself, whatever the server's options).
 	maxMessage = 64 << 20
 	// maxAck bounds what a sender accepts back: an empty ExchangeAck.
 	maxAck = 4 << 10
