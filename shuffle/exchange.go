@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -168,6 +169,9 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	if h == nil {
 		return status.Error(codes.InvalidArgument, "shuffle: first exchange message is not a channel header")
 	}
+	if err := checkHeader(h); err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
 	ch, err := x.attach(ctx, h)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -182,7 +186,12 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	var bad *badStreamError
 	switch {
 	case errors.As(err, &bad):
-		// logged, then refused with InvalidArgument
+		// NB: the channel can neither go on nor end, and takes no other
+		// sender: its subtask fails rather than wait for it forever. After
+		// end-of-input the channel's input is whole, and the subtask goes on.
+		if !errors.Is(err, errAfterEnd) {
+			ch.fail(err, peerAddr(ctx))
+		}
 	case errors.Is(err, ErrInboxClosed):
 		return status.Error(codes.Aborted, err.Error())
 	case ctx.Err() != nil:
@@ -190,7 +199,7 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	}
 	fields := []zap.Field{zap.String("job", h.JobId), zap.Int32("source_vertex", h.SourceVertex),
 		zap.Int32("source_subtask", h.SourceSubtask), zap.Int32("target_vertex", h.TargetVertex),
-		zap.Int32("target_subtask", h.TargetSubtask), zap.Error(err)}
+		zap.Int32("target_subtask", h.TargetSubtask), zap.String("peer", peerAddr(ctx)), zap.Error(err)}
 	var u *uncheckedError
 	if errors.As(err, &u) && u.stack != nil {
 		fields = append(fields, zap.ByteString("stack", u.stack))
@@ -205,9 +214,39 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	return status.Error(codes.Internal, err.Error())
 }
 
+// maxChannelIndex bounds the vertex ids, inputs and subtask indexes of a
+// ChannelHeader: jobgraph caps parallelism at 1<<15, and a job has far
+// fewer vertices or inputs.
+const maxChannelIndex = 1 << 15
+
+// maxJobIDLen bounds the job id of a ChannelHeader; Braid's are 16 hex
+// digits.
+const maxJobIDLen = 256
+
+// checkHeader refuses a channel header no Braid sender writes. Its indexes
+// only ever key maps, but a negative or huge one names a subtask that
+// cannot exist, and would hold the stream for the register timeout.
+func checkHeader(h *braidv1.ChannelHeader) error {
+	if len(h.JobId) > maxJobIDLen {
+		return fmt.Errorf("shuffle: channel header: job id of %d bytes (limit %d)", len(h.JobId), maxJobIDLen)
+	}
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{
+		{"source vertex", h.SourceVertex}, {"source subtask", h.SourceSubtask},
+		{"target vertex", h.TargetVertex}, {"target input", h.TargetInput}, {"target subtask", h.TargetSubtask},
+	} {
+		if f.v < 0 || f.v >= maxChannelIndex {
+			return fmt.Errorf("shuffle: channel header of job %q: %s %d out of range [0, %d)", h.JobId, f.name, f.v, maxChannelIndex)
+		}
+	}
+	return nil
+}
+
 // badStreamError marks a failure caused by what the peer sent: bytes, an
 // event or a message order that Braid's own sender never produces. The
-// stream fails with InvalidArgument.
+// stream fails with InvalidArgument and the receiving subtask with it.
 type badStreamError struct{ err error }
 
 func (e *badStreamError) Error() string { return e.err.Error() }
@@ -215,6 +254,16 @@ func (e *badStreamError) Unwrap() error { return e.err }
 
 func badStreamf(format string, args ...any) error {
 	return &badStreamError{err: fmt.Errorf("shuffle: "+format, args...)}
+}
+
+var errAfterEnd = errors.New("shuffle: exchange message after end-of-input")
+
+// peerAddr names the sender of a stream for errors and logs.
+func peerAddr(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return "unknown peer"
 }
 
 func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[braidv1.DataMessage, braidv1.ExchangeAck], ch *inboxChannel) error {
@@ -233,7 +282,7 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 			return err
 		}
 		if ended {
-			return badStreamf("exchange message after end-of-input")
+			return &badStreamError{err: errAfterEnd}
 		}
 		switch p := m.Payload.(type) {
 		case *braidv1.DataMessage_ArrowIpc:
@@ -262,6 +311,9 @@ func eventFromProto(e *braidv1.ControlEvent) (Event, error) {
 	case braidv1.ControlEvent_KIND_WATERMARK:
 		return Event{Kind: EventWatermark, Value: e.Value}, nil
 	case braidv1.ControlEvent_KIND_BARRIER:
+		if e.Value <= 0 {
+			return Event{}, fmt.Errorf("shuffle: barrier of checkpoint %d (checkpoint ids start at 1)", e.Value)
+		}
 		return Event{Kind: EventBarrier, Value: e.Value}, nil
 	}
 	return Event{}, fmt.Errorf("shuffle: unknown control event %v", e.Kind)

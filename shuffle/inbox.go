@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/braidflow/braid/types"
 )
 
 // ErrInboxClosed is returned to senders and to Next once an Inbox is closed,
@@ -43,6 +45,9 @@ type Inbox struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+	// failure, set before done closes, is why a channel closed the inbox
+	// (inboxChannel.fail); nil when Close did.
+	failure error
 	// wake carries Wake's signal to Next.
 	wake chan struct{}
 
@@ -124,7 +129,9 @@ func (in *Inbox) Channels() []ChannelSpec {
 // end-of-input is not returned itself: once every channel of an input has
 // ended, Next returns one EventEndOfInput for that input. After every input
 // has ended Next returns io.EOF. It returns ctx.Err() when ctx is done and
-// ErrInboxClosed after Close. The caller owns returned batches.
+// ErrInboxClosed after Close. The caller owns returned batches. Once a
+// remote sender sent data Braid does not accept, Next returns that error,
+// which names the channel.
 //
 // Events of a blocked channel (see Block) stay queued, so its sender feels
 // backpressure, until the channel is unblocked. After Wake, Next returns
@@ -160,6 +167,9 @@ func (in *Inbox) Next(ctx context.Context) (int, Event, error) {
 		case <-ctx.Done():
 			return 0, Event{}, ctx.Err()
 		case <-in.done:
+			if in.failure != nil {
+				return 0, Event{}, in.failure
+			}
 			return 0, Event{}, ErrInboxClosed
 		}
 	}
@@ -271,6 +281,19 @@ func (in *Inbox) attach(spec ChannelSpec) (*inboxChannel, error) {
 	}
 	ch.attached = true
 	return ch, nil
+}
+
+// fail closes the inbox because the channel's sender broke the protocol,
+// so that the channel can neither go on nor end: Next returns err, naming
+// the channel and the sender's address, where it would return
+// ErrInboxClosed. Senders fail as after Close, which still releases the
+// queued batches. Only the first failure or Close counts. Safe from any
+// goroutine.
+func (ch *inboxChannel) fail(err error, from string) {
+	ch.in.closeOnce.Do(func() {
+		ch.in.failure = types.WithClass(fmt.Errorf("%w (input channel %+v, from %s)", err, ch.spec, from), types.ClassInternal)
+		close(ch.in.done)
+	})
 }
 
 // put queues ev, blocking while the channel is full. On error the caller
