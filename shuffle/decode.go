@@ -133,7 +133,8 @@ func (d *decoder) release() {
 
 // uncheckedError is a decoding failure that the checks should have
 // prevented: arrow-go refused a message they let through, or decoding
-// panicked (stack is then set). The stream fails as for any bad input.
+// panicked (stack is then set). The stream fails as for any bad input;
+// FuzzDecodeFrame reports it as a bug.
 type uncheckedError struct {
 	err   error
 	stack []byte

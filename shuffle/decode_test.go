@@ -332,6 +332,27 @@ func craftedPayloads(t testing.TB) []craftedPayload {
 	}
 	add("metadata version V4", "metadata version 3", p)
 
+	p, schema, _ = valid()
+	{
+		// Field 0's vtable sends its nullable flag 64 KB on, outside the
+		// message; arrow-go read it unchecked (found by FuzzDecodeFrame).
+		start, _, _ := schema.header.vector(schemaFields, 4)
+		f0, _ := schema.header.elem(start, 0)
+		binary.LittleEndian.PutUint16(f0.b[f0.vt+4+2*fieldNullable:], 0xFFF0)
+	}
+	add("nullable flag outside the metadata", "flatbuffer field 1 of the table at byte", p)
+
+	{
+		p := encodeSchema(arrow.NewSchema([]arrow.Field{
+			braidField("d", &arrow.Decimal128Type{Precision: 10, Scale: 2}, "DECIMAL(10, 2)"), op}, nil))
+		schema := ipcMessagesOf(t, p)[0]
+		start, _, _ := schema.header.vector(schemaFields, 4)
+		f0, _ := schema.header.elem(start, 0)
+		dec, _, _ := f0.table(fieldType)
+		binary.LittleEndian.PutUint16(dec.b[dec.vt+4:], 0xFFF0) // precision
+		add("decimal precision outside the metadata", "flatbuffer field 0 of the table at byte", p)
+	}
+
 	add("nested list column", "field has 1 children", encodeSchema(arrow.NewSchema([]arrow.Field{
 		{Name: "l", Type: arrow.ListOf(arrow.PrimitiveTypes.Int64), Nullable: true}, op}, nil)))
 

@@ -37,7 +37,7 @@ const (
 	// Slots of table Schema.
 	schemaEndianness, schemaFields, schemaCustomMetadata = 0, 1, 2
 	// Slots of table Field.
-	fieldName, fieldTypeType, fieldType, fieldDictionary, fieldChildren, fieldCustomMetadata = 0, 2, 3, 4, 5, 6
+	fieldName, fieldNullable, fieldTypeType, fieldType, fieldDictionary, fieldChildren, fieldCustomMetadata = 0, 1, 2, 3, 4, 5, 6
 	// Slots of table KeyValue.
 	kvKey, kvValue = 0, 1
 	// Slots of table RecordBatch; nodes and buffers are vectors of 16-byte
@@ -183,8 +183,15 @@ func checkIPCSchema(m ipcMessage) error {
 }
 
 // checkIPCField checks one field of a schema.
+//
+// NB: every slot arrow-go reads must be read here, even where Braid's
+// value does not matter (nullable, a decimal's precision): arrow-go reads
+// it unchecked, and its vtable entry may point outside the message.
 func checkIPCField(f fbTable) error {
 	if _, err := f.bytes(fieldName); err != nil {
+		return err
+	}
+	if _, err := f.uint8(fieldNullable, 0); err != nil {
 		return err
 	}
 	if _, ok, err := f.table(fieldDictionary); err != nil || ok {
@@ -249,8 +256,10 @@ func checkIPCType(typ uint8, t fbTable) error {
 		}
 		ok = p == ipcPrecisionSingle || p == ipcPrecisionDouble
 	case ipcTypeDecimal: // table Decimal { precision, scale, bitWidth: int = 128 }
-		bits, err := t.int32(2, 128)
-		if err != nil {
+		_, err1 := t.int32(0, 0)
+		_, err2 := t.int32(1, 0)
+		bits, err3 := t.int32(2, 128)
+		if err := errors.Join(err1, err2, err3); err != nil {
 			return err
 		}
 		ok = bits == 128
@@ -357,7 +366,8 @@ func braidColumns(s *arrow.Schema) ([]ipcColumn, error) {
 // null counts that match the validity bitmaps; every buffer inside the
 // body, 8-byte aligned and long enough for its values; string and binary
 // offsets non-decreasing and inside their data; row kinds valid; no
-// compression and no dictionaries.
+// compression and no dictionaries. STRING values are not checked to be
+// UTF-8: Braid's own batches need not be.
 func checkIPCRecordBatch(m ipcMessage, cols []ipcColumn) error {
 	if m.kind != ipcHeaderRecordBatch {
 		return fmt.Errorf("message has header type %d, not a record batch (%d)", m.kind, ipcHeaderRecordBatch)
