@@ -1,10 +1,13 @@
 package shuffle
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/ipc"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
@@ -32,6 +35,58 @@ func BenchmarkHashPartition(b *testing.B) {
 			reportRows(b, benchRows)
 		})
 	}
+}
+
+// BenchmarkDecode decodes a channel's stream of 4096-row batches as the
+// server does, against arrow-go's own reader on the same bytes: the cost
+// of checking what a peer sent.
+func BenchmarkDecode(b *testing.B) {
+	batch := makeBatch(0, benchRows, 1<<20, true)
+	defer batch.Release()
+	first := encodePayloads(b, false, batch, batch)
+	schemaAndBatch, next := first[0], first[1]
+	b.Run("decoder", func(b *testing.B) {
+		var d decoder
+		defer d.release()
+		drop := func(b types.Batch) error { b.Release(); return nil }
+		if err := d.feed(schemaAndBatch, drop); err != nil {
+			b.Fatal(err)
+		}
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if err := d.feed(next, drop); err != nil {
+				b.Fatal(err)
+			}
+		}
+		reportRows(b, benchRows)
+	})
+	b.Run("ipc.Reader", func(b *testing.B) {
+		r, err := ipc.NewReader(io.MultiReader(bytes.NewReader(schemaAndBatch), &repeatReader{p: next}))
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer r.Release()
+		r.Next()
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			if !r.Next() {
+				b.Fatal(r.Err())
+			}
+		}
+		reportRows(b, benchRows)
+	})
+}
+
+// repeatReader reads p over and over.
+type repeatReader struct {
+	p   []byte
+	off int
+}
+
+func (r *repeatReader) Read(b []byte) (int, error) {
+	n := copy(b, r.p[r.off:])
+	r.off = (r.off + n) % len(r.p)
+	return n, nil
 }
 
 // benchExchange sends b.N batches from one producer to `consumers` subtasks

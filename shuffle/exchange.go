@@ -8,10 +8,10 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -169,6 +169,9 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	if h == nil {
 		return status.Error(codes.InvalidArgument, "shuffle: first exchange message is not a channel header")
 	}
+	if err := checkHeader(h); err != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
 	ch, err := x.attach(ctx, h)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -180,19 +183,87 @@ func (x *Exchange) Exchange(stream grpc.ClientStreamingServer[braidv1.DataMessag
 	if err == nil {
 		return stream.SendAndClose(&braidv1.ExchangeAck{})
 	}
+	var bad *badStreamError
 	switch {
+	case errors.As(err, &bad):
+		// NB: the channel can neither go on nor end, and takes no other
+		// sender: its subtask fails rather than wait for it forever. After
+		// end-of-input the channel's input is whole, and the subtask goes on.
+		if !errors.Is(err, errAfterEnd) {
+			ch.fail(err, peerAddr(ctx))
+		}
 	case errors.Is(err, ErrInboxClosed):
 		return status.Error(codes.Aborted, err.Error())
 	case ctx.Err() != nil:
 		return status.FromContextError(ctx.Err()).Err()
 	}
-	x.log.Warn("exchange stream failed", zap.String("job", h.JobId), zap.Int32("source_vertex", h.SourceVertex),
+	fields := []zap.Field{zap.String("job", h.JobId), zap.Int32("source_vertex", h.SourceVertex),
 		zap.Int32("source_subtask", h.SourceSubtask), zap.Int32("target_vertex", h.TargetVertex),
-		zap.Int32("target_subtask", h.TargetSubtask), zap.Error(err))
+		zap.Int32("target_subtask", h.TargetSubtask), zap.String("peer", peerAddr(ctx)), zap.Error(err)}
+	var u *uncheckedError
+	if errors.As(err, &u) && u.stack != nil {
+		fields = append(fields, zap.ByteString("stack", u.stack))
+	}
+	x.log.Warn("exchange stream failed", fields...)
+	if bad != nil {
+		return status.Error(codes.InvalidArgument, err.Error())
+	}
 	if _, ok := status.FromError(err); ok {
 		return err
 	}
 	return status.Error(codes.Internal, err.Error())
+}
+
+// maxChannelIndex bounds the vertex ids, inputs and subtask indexes of a
+// ChannelHeader: jobgraph caps parallelism at 1<<15, and a job has far
+// fewer vertices or inputs.
+const maxChannelIndex = 1 << 15
+
+// maxJobIDLen bounds the job id of a ChannelHeader; Braid's are 16 hex
+// digits.
+const maxJobIDLen = 256
+
+// checkHeader refuses a channel header no Braid sender writes. Its indexes
+// only ever key maps, but a negative or huge one names a subtask that
+// cannot exist, and would hold the stream for the register timeout.
+func checkHeader(h *braidv1.ChannelHeader) error {
+	if len(h.JobId) > maxJobIDLen {
+		return fmt.Errorf("shuffle: channel header: job id of %d bytes (limit %d)", len(h.JobId), maxJobIDLen)
+	}
+	for _, f := range []struct {
+		name string
+		v    int32
+	}{
+		{"source vertex", h.SourceVertex}, {"source subtask", h.SourceSubtask},
+		{"target vertex", h.TargetVertex}, {"target input", h.TargetInput}, {"target subtask", h.TargetSubtask},
+	} {
+		if f.v < 0 || f.v >= maxChannelIndex {
+			return fmt.Errorf("shuffle: channel header of job %q: %s %d out of range [0, %d)", h.JobId, f.name, f.v, maxChannelIndex)
+		}
+	}
+	return nil
+}
+
+// badStreamError marks a failure caused by what the peer sent: bytes, an
+// event or a message order that Braid's own sender never produces. The
+// stream fails with InvalidArgument and the receiving subtask with it.
+type badStreamError struct{ err error }
+
+func (e *badStreamError) Error() string { return e.err.Error() }
+func (e *badStreamError) Unwrap() error { return e.err }
+
+func badStreamf(format string, args ...any) error {
+	return &badStreamError{err: fmt.Errorf("shuffle: "+format, args...)}
+}
+
+var errAfterEnd = errors.New("shuffle: exchange message after end-of-input")
+
+// peerAddr names the sender of a stream for errors and logs.
+func peerAddr(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return "unknown peer"
 }
 
 func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[braidv1.DataMessage, braidv1.ExchangeAck], ch *inboxChannel) error {
@@ -203,7 +274,7 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 		m, err := stream.Recv()
 		if err == io.EOF {
 			if !ended {
-				return errors.New("shuffle: exchange stream closed before end-of-input")
+				return badStreamf("exchange stream closed before end-of-input")
 			}
 			return nil
 		}
@@ -211,7 +282,7 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 			return err
 		}
 		if ended {
-			return errors.New("shuffle: exchange message after end-of-input")
+			return &badStreamError{err: errAfterEnd}
 		}
 		switch p := m.Payload.(type) {
 		case *braidv1.DataMessage_ArrowIpc:
@@ -221,14 +292,14 @@ func (x *Exchange) serve(ctx context.Context, stream grpc.ClientStreamingServer[
 		case *braidv1.DataMessage_Event:
 			ev, err := eventFromProto(p.Event)
 			if err != nil {
-				return err
+				return &badStreamError{err: err}
 			}
 			if err := ch.put(ctx, ev); err != nil {
 				return err
 			}
 			ended = ev.Kind == EventEndOfInput || ev.Kind == EventStop
 		default:
-			return fmt.Errorf("shuffle: unexpected exchange message %T", m.Payload)
+			return badStreamf("unexpected exchange message %T", m.Payload)
 		}
 	}
 }
@@ -240,6 +311,9 @@ func eventFromProto(e *braidv1.ControlEvent) (Event, error) {
 	case braidv1.ControlEvent_KIND_WATERMARK:
 		return Event{Kind: EventWatermark, Value: e.Value}, nil
 	case braidv1.ControlEvent_KIND_BARRIER:
+		if e.Value <= 0 {
+			return Event{}, fmt.Errorf("shuffle: barrier of checkpoint %d (checkpoint ids start at 1)", e.Value)
+		}
 		return Event{Kind: EventBarrier, Value: e.Value}, nil
 	case braidv1.ControlEvent_KIND_END_OF_DATA:
 		return Event{Kind: EventEndOfData}, nil
@@ -263,58 +337,4 @@ func eventToProto(ev Event) *braidv1.ControlEvent {
 		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_STOP}
 	}
 	panic(fmt.Sprintf("shuffle: no control event for %v", ev.Kind))
-}
-
-// decoder turns the Arrow IPC bytes of a channel back into batches. Every
-// message holds whole IPC messages (the sender flushes only after complete
-// writes), the first one starting with the schema.
-type decoder struct {
-	src bytesReader
-	rdr *ipc.Reader
-}
-
-func (d *decoder) feed(p []byte, emit func(types.Batch) error) error {
-	d.src.b = p
-	if d.rdr == nil {
-		r, err := ipc.NewReader(&d.src)
-		if err != nil {
-			return fmt.Errorf("shuffle: reading channel schema: %w", err)
-		}
-		d.rdr = r
-	}
-	for len(d.src.b) > 0 {
-		if !d.rdr.Next() {
-			if err := d.rdr.Err(); err != nil {
-				return fmt.Errorf("shuffle: decoding batch: %w", err)
-			}
-			return errors.New("shuffle: truncated Arrow IPC message")
-		}
-		rec := d.rdr.RecordBatch()
-		rec.Retain()
-		b := types.Batch{Rec: rec}
-		if err := emit(b); err != nil {
-			b.Release()
-			return err
-		}
-	}
-	return nil
-}
-
-func (d *decoder) release() {
-	if d.rdr != nil {
-		d.rdr.Release()
-	}
-}
-
-// bytesReader reads the current message's bytes; it reports io.EOF between
-// messages.
-type bytesReader struct{ b []byte }
-
-func (r *bytesReader) Read(p []byte) (int, error) {
-	if len(r.b) == 0 {
-		return 0, io.EOF
-	}
-	n := copy(p, r.b)
-	r.b = r.b[n:]
-	return n, nil
 }

@@ -258,17 +258,38 @@ func startBlockedProducer(t *testing.T, ctx context.Context, x *Exchange, target
 	return sent, done, in
 }
 
+// waitSent waits until the producer completed at least n sends: the most
+// the pipeline takes in whatever the timing.
+func waitSent(t *testing.T, sent *atomic.Int64, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for sent.Load() < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("producer sent %d batches in 10s, want at least %d", sent.Load(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
 // waitStalled waits until sent stops growing and returns its value.
+//
+// NB: a quiet spell proves nothing on a loaded machine: a producer that
+// still has room may get no CPU for the whole of it. So the value is only
+// good as an upper bound (a producer that backpressure does not stop runs
+// far past it); callers first waitSent for what must get through.
 func waitStalled(t *testing.T, sent *atomic.Int64) int64 {
 	t.Helper()
-	last := int64(-1)
-	for i := 0; i < 100; i++ {
+	last, quiet := int64(-1), 0
+	for i := 0; i < 200; i++ {
 		time.Sleep(20 * time.Millisecond)
 		n := sent.Load()
-		if n == last {
+		if n != last {
+			last, quiet = n, 0
+			continue
+		}
+		if quiet++; quiet == 2 {
 			return n
 		}
-		last = n
 	}
 	t.Fatalf("producer never blocked: %d batches sent", last)
 	return 0
@@ -283,6 +304,7 @@ func TestLocalBackpressure(t *testing.T) {
 	if err := x.Register(SubtaskKey{JobID: job, Vertex: 2, Subtask: 0}, in); err != nil {
 		t.Fatal(err)
 	}
+	waitSent(t, sent, 2)
 	if n := waitStalled(t, sent); n != 2 {
 		t.Fatalf("producer sent %d batches into an inbox of capacity 2", n)
 	}
@@ -292,6 +314,7 @@ func TestLocalBackpressure(t *testing.T) {
 		t.Fatal(err)
 	}
 	ev.Batch.Release()
+	waitSent(t, sent, 3)
 	if n := waitStalled(t, sent); n != 3 {
 		t.Fatalf("after one read the producer sent %d batches, want 3", n)
 	}
@@ -311,11 +334,12 @@ func TestRemoteBackpressureAndCancel(t *testing.T) {
 	if err := b.Register(SubtaskKey{JobID: job, Vertex: 2, Subtask: 0}, in); err != nil {
 		t.Fatal(err)
 	}
-	// A 4096-row batch is ~150 KB encoded: the inbox (2), the receiving
-	// handler (1), the 1 MB stream window (~7), the in-flight queue (2) and
-	// the batch being encoded bound what the producer gets out.
-	n := waitStalled(t, sent)
-	if n < 3 || n > 20 {
+	// A 4096-row batch is ~150 KB encoded: the inbox (2) and the receiving
+	// handler (1) take 3 whatever the timing; with the 1 MB stream window
+	// (~7), the in-flight queue (2) and the batch being encoded they bound
+	// what the producer gets out.
+	waitSent(t, sent, 3)
+	if n := waitStalled(t, sent); n > 20 {
 		t.Fatalf("producer sent %d batches to a consumer that does not read", n)
 	}
 	// Cancelling the receiving job fails the stream and the producer cleanly.

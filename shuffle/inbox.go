@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/braidflow/braid/types"
 )
 
 // ErrInboxClosed is returned to senders and to Next once an Inbox is closed,
@@ -43,6 +45,9 @@ type Inbox struct {
 
 	done      chan struct{}
 	closeOnce sync.Once
+	// failure, set before done closes, is why a channel closed the inbox
+	// (inboxChannel.fail); nil when Close did.
+	failure error
 	// wake carries Wake's signal to Next.
 	wake chan struct{}
 
@@ -131,6 +136,8 @@ func (in *Inbox) Channels() []ChannelSpec {
 // channel closed with EventStop, Stopped is then true and the inputs it
 // belongs to never end. It returns ctx.Err() when ctx is done and
 // ErrInboxClosed after Close. The caller owns returned batches.
+// Once a remote sender sent data Braid does not accept, Next returns that
+// error, which names the channel.
 //
 // A channel that sends a batch or a watermark after its end of data, or
 // anything after it closed, fails Next.
@@ -168,6 +175,9 @@ func (in *Inbox) Next(ctx context.Context) (int, Event, error) {
 		case <-ctx.Done():
 			return 0, Event{}, ctx.Err()
 		case <-in.done:
+			if in.failure != nil {
+				return 0, Event{}, in.failure
+			}
 			return 0, Event{}, ErrInboxClosed
 		}
 	}
@@ -310,6 +320,19 @@ func (in *Inbox) attach(spec ChannelSpec) (*inboxChannel, error) {
 	}
 	ch.attached = true
 	return ch, nil
+}
+
+// fail closes the inbox because the channel's sender broke the protocol,
+// so that the channel can neither go on nor end: Next returns err, naming
+// the channel and the sender's address, where it would return
+// ErrInboxClosed. Senders fail as after Close, which still releases the
+// queued batches. Only the first failure or Close counts. Safe from any
+// goroutine.
+func (ch *inboxChannel) fail(err error, from string) {
+	ch.in.closeOnce.Do(func() {
+		ch.in.failure = types.WithClass(fmt.Errorf("%w (input channel %+v, from %s)", err, ch.spec, from), types.ClassInternal)
+		close(ch.in.done)
+	})
 }
 
 // put queues ev, blocking while the channel is full. On error the caller

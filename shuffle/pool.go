@@ -14,13 +14,19 @@ import (
 const (
 	streamWindow = 1 << 20
 	connWindow   = 8 << 20
-	// maxMessage bounds one DataMessage: a coalesced group or one batch.
-	maxMessage = 256 << 20
+	// maxMessage bounds one DataMessage, a coalesced group or one batch,
+	// at both ends: a sender's Send of a larger batch fails with
+	// ResourceExhausted, and the receiving decoder never holds more than
+	// this of one stream's bytes (it refuses larger arrow_ipc payloads
+	// itself, whatever the server's options).
+	maxMessage = 64 << 20
+	// maxAck bounds what a sender accepts back: an empty ExchangeAck.
+	maxAck = 4 << 10
 )
 
 // ServerOptions are the grpc.Server options a task manager should use for
-// the server that serves DataService: fixed flow-control windows and a
-// message size limit that fits large batches.
+// the server that serves DataService: fixed flow-control windows and the
+// message size limit of the data exchange.
 func ServerOptions() []grpc.ServerOption {
 	return []grpc.ServerOption{
 		grpc.InitialWindowSize(streamWindow),
@@ -35,7 +41,7 @@ func DialOptions() []grpc.DialOption {
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
 		grpc.WithInitialWindowSize(streamWindow),
 		grpc.WithInitialConnWindowSize(connWindow),
-		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(maxMessage)),
+		grpc.WithDefaultCallOptions(grpc.MaxCallSendMsgSize(maxMessage), grpc.MaxCallRecvMsgSize(maxAck)),
 	}
 }
 

@@ -114,7 +114,10 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 
 	tm.exchange = shuffle.NewExchange(shuffle.ExchangeOptions{Logger: tm.log})
-	tm.grpc = grpc.NewServer(append(grpcrecover.ServerOptions(tm.log), grpc.MaxRecvMsgSize(64<<20))...)
+	// NB: the data service's options apply to the whole server: its
+	// message size limit (64 MiB, as before for TaskService too) and the
+	// fixed flow-control windows that make backpressure reach senders.
+	tm.grpc = grpc.NewServer(append(grpcrecover.ServerOptions(tm.log), shuffle.ServerOptions()...)...)
 	braidv1.RegisterTaskServiceServer(tm.grpc, &taskService{tm: tm})
 	braidv1.RegisterDataServiceServer(tm.grpc, tm.exchange)
 	tm.health = health.NewServer()
