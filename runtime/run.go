@@ -165,7 +165,7 @@ func (r *run) newOutbox(e *braidv1.Edge) (*shuffle.Outbox, error) {
 	return shuffle.NewOutbox(s.task.Exchange, shuffle.OutboxSpec{
 		JobID: s.key.JobID, SourceVertex: s.task.VertexID, SourceSubtask: s.task.Subtask,
 		TargetVertex: int(e.Target), TargetInput: int(e.TargetInput),
-		Partitioning: e.Partitioning, KeyColumns: keys, MaxParallelism: s.octx.MaxParallelism,
+		Partitioning: partitioning(e.Partitioning), KeyColumns: keys, MaxParallelism: s.octx.MaxParallelism,
 		Targets: targets, RemoteRows: &s.metrics.RowsRemote,
 	})
 }

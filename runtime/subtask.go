@@ -208,11 +208,29 @@ func (s *Subtask) newInbox() (*shuffle.Inbox, error) {
 		if src == nil {
 			return nil, fmt.Errorf("runtime: edge from unknown vertex %d", e.Source)
 		}
-		for _, u := range shuffle.Sources(e.Partitioning, s.task.Subtask, int(src.Parallelism), int(s.vertex.Parallelism)) {
+		for _, u := range shuffle.Sources(partitioning(e.Partitioning), s.task.Subtask, int(src.Parallelism), int(s.vertex.Parallelism)) {
 			specs = append(specs, shuffle.ChannelSpec{Input: int(e.TargetInput), SourceVertex: int(e.Source), SourceSubtask: u})
 		}
 	}
 	return shuffle.NewInbox(numInputs, specs, s.task.InboxCapacity)
+}
+
+// partitioning maps an edge's wire partitioning to the shuffle's; an
+// unknown one maps to the zero value, which the shuffle refuses.
+func partitioning(p braidv1.Partitioning) types.Partitioning {
+	switch p {
+	case braidv1.Partitioning_PARTITIONING_FORWARD:
+		return types.PartitionForward
+	case braidv1.Partitioning_PARTITIONING_HASH:
+		return types.PartitionHash
+	case braidv1.Partitioning_PARTITIONING_BROADCAST:
+		return types.PartitionBroadcast
+	case braidv1.Partitioning_PARTITIONING_REBALANCE:
+		return types.PartitionRebalance
+	case braidv1.Partitioning_PARTITIONING_SINGLE:
+		return types.PartitionSingle
+	}
+	return 0
 }
 
 func (s *Subtask) findVertex(id int) *braidv1.Vertex {

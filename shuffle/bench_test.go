@@ -6,7 +6,6 @@ import (
 	"io"
 	"testing"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -21,7 +20,7 @@ func BenchmarkHashPartition(b *testing.B) {
 	defer batch.Release()
 	for _, n := range []int{1, 4} {
 		b.Run(fmt.Sprintf("targets=%d", n), func(b *testing.B) {
-			p, err := NewPartitioner(braidv1.Partitioning_PARTITIONING_HASH, n, []int{0}, 128)
+			p, err := NewPartitioner(types.PartitionHash, n, []int{0}, 128)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -36,7 +35,7 @@ func BenchmarkHashPartition(b *testing.B) {
 
 // benchExchange sends b.N batches from one producer to `consumers` subtasks
 // that drain their inboxes.
-func benchExchange(b *testing.B, px, cx *Exchange, target Target, kind braidv1.Partitioning, consumers int) {
+func benchExchange(b *testing.B, px, cx *Exchange, target Target, kind types.Partitioning, consumers int) {
 	ctx := context.Background()
 	batch := makeBatch(0, benchRows, 1<<20, false)
 	defer batch.Release()
@@ -100,12 +99,12 @@ func BenchmarkLocalExchange(b *testing.B) {
 	b.Run("forward", func(b *testing.B) {
 		x := NewExchange(ExchangeOptions{})
 		defer x.Close()
-		benchExchange(b, x, x, Target{Local: true}, braidv1.Partitioning_PARTITIONING_FORWARD, 1)
+		benchExchange(b, x, x, Target{Local: true}, types.PartitionForward, 1)
 	})
 	b.Run("hash=4", func(b *testing.B) {
 		x := NewExchange(ExchangeOptions{})
 		defer x.Close()
-		benchExchange(b, x, x, Target{Local: true}, braidv1.Partitioning_PARTITIONING_HASH, 4)
+		benchExchange(b, x, x, Target{Local: true}, types.PartitionHash, 4)
 	})
 }
 
@@ -113,9 +112,9 @@ func BenchmarkRemoteShuffle(b *testing.B) {
 	a, _ := startTM(b)
 	c, addr := startTM(b)
 	b.Run("forward", func(b *testing.B) {
-		benchExchange(b, a, c, Target{Address: addr}, braidv1.Partitioning_PARTITIONING_FORWARD, 1)
+		benchExchange(b, a, c, Target{Address: addr}, types.PartitionForward, 1)
 	})
 	b.Run("hash=4", func(b *testing.B) {
-		benchExchange(b, a, c, Target{Address: addr}, braidv1.Partitioning_PARTITIONING_HASH, 4)
+		benchExchange(b, a, c, Target{Address: addr}, types.PartitionHash, 4)
 	})
 }
