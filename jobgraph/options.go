@@ -329,3 +329,27 @@ func parseFloatOption(key, v string, min, max float64) (float64, error) {
 	}
 	return f, nil
 }
+
+// ResolveSession reads the session settings the operators of a job use:
+// table.local-time-zone, "UTC" when unset or empty. The error names the
+// option and the bad value.
+func ResolveSession(settings map[string]string) (Session, error) {
+	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone])}
+	if s.TimeZone == "" {
+		s.TimeZone = "UTC"
+	}
+	if err := s.Validate(); err != nil {
+		return Session{}, err
+	}
+	return s, nil
+}
+
+// ResolveSavepointRestore reads execution.savepoint.path and
+// execution.savepoint.ignore-unclaimed-state ("true", in any case, drops
+// unclaimed state). Without a path the job starts fresh.
+func ResolveSavepointRestore(settings map[string]string) SavepointRestore {
+	return SavepointRestore{
+		Path:                 strings.TrimSpace(settings[OptSavepointPath]),
+		IgnoreUnclaimedState: strings.EqualFold(strings.TrimSpace(settings[OptSavepointIgnore]), "true"),
+	}
+}

@@ -39,7 +39,7 @@ var tuningFields = map[string]bool{
 //
 // AssignUIDs fails on a graph with a cycle.
 func AssignUIDs(g *braidv1.JobGraph) error {
-	order, err := topoOrder(g)
+	order, err := protoTopoOrder(g)
 	if err != nil {
 		return err
 	}
@@ -116,9 +116,8 @@ func structuralSpec(config []byte) []byte {
 	return b
 }
 
-// topoOrder returns g's vertices so that every vertex follows the vertices
-// feeding it; among ready vertices, lower ids first.
-func topoOrder(g *braidv1.JobGraph) ([]*braidv1.Vertex, error) {
+// protoTopoOrder is topoOrder over the wire form.
+func protoTopoOrder(g *braidv1.JobGraph) ([]*braidv1.Vertex, error) {
 	byID := map[int32]*braidv1.Vertex{}
 	indeg := map[int32]int{}
 	outs := map[int32][]int32{}
@@ -162,4 +161,48 @@ func OperatorUID(vertex int32, index int, op *braidv1.OperatorSpec) string {
 		return op.Uid
 	}
 	return fmt.Sprintf("v%d-%d", vertex, index)
+}
+
+// topoOrder returns g's vertices so that every vertex follows the vertices
+// feeding it; among ready vertices, lower ids first. It fails on a cycle.
+// Edges must reference existing vertices.
+func topoOrder(g *Graph) ([]*Vertex, error) {
+	indeg := make([]int, len(g.Vertices))
+	outs := make([][]int, len(g.Vertices))
+	for _, e := range g.Edges {
+		indeg[e.Target]++
+		outs[e.Source] = append(outs[e.Source], e.Target)
+	}
+	var ready []int
+	for id, n := range indeg {
+		if n == 0 {
+			ready = append(ready, id)
+		}
+	}
+	var order []*Vertex
+	for len(ready) > 0 {
+		sort.Ints(ready)
+		id := ready[0]
+		ready = ready[1:]
+		order = append(order, g.Vertices[id])
+		for _, t := range outs[id] {
+			indeg[t]--
+			if indeg[t] == 0 {
+				ready = append(ready, t)
+			}
+		}
+	}
+	if len(order) != len(g.Vertices) {
+		return nil, fmt.Errorf("jobgraph: the graph has a cycle")
+	}
+	return order, nil
+}
+
+// OperatorUID returns the uid of operator i of v's chain, or for a graph
+// planned before uids existed the runtime's fallback "v<vertex>-<index>".
+func (v *Vertex) OperatorUID(i int) string {
+	if u := v.Chain[i].UID; u != "" {
+		return u
+	}
+	return fmt.Sprintf("v%d-%d", v.ID, i)
 }
