@@ -108,6 +108,33 @@ type SavepointRestore struct {
 	IgnoreUnclaimedState bool
 }
 
+// ApplyDefaults fills in what g leaves zero: MaxParallelism
+// (types.DefaultMaxParallelism); the checkpoint timeout, max-concurrent and
+// num-retained (Flink's 10 min, 1 and 1); the restart strategy (none); the
+// session time zone (UTC). FromProto applies it to what the wire leaves
+// unset; a graph built by hand calls it before Validate.
+func (g *Graph) ApplyDefaults() {
+	if g.MaxParallelism == 0 {
+		g.MaxParallelism = types.DefaultMaxParallelism
+	}
+	c := &g.Checkpoint
+	if c.Timeout == 0 {
+		c.Timeout = defaultCheckpointTimeout
+	}
+	if c.MaxConcurrent == 0 {
+		c.MaxConcurrent = defaultMaxConcurrent
+	}
+	if c.NumRetained == 0 {
+		c.NumRetained = defaultNumRetained
+	}
+	if g.Restart.Type == "" {
+		g.Restart.Type = RestartNone
+	}
+	if g.Session.TimeZone == "" {
+		g.Session.TimeZone = "UTC"
+	}
+}
+
 // Vertex returns the vertex with id, or nil when g has none.
 func (g *Graph) Vertex(id int) *Vertex {
 	if id < 0 || id >= len(g.Vertices) {

@@ -14,10 +14,8 @@ import (
 // process. It decodes each operator's config by its kind (RegisterSpec
 // adds kinds), reads the session settings and the savepoint to restore
 // from out of the config map (ResolveSession, ResolveSavepointRestore),
-// applies the defaults (max parallelism 0 is types.DefaultMaxParallelism;
-// a missing or zero checkpoint timeout, max-concurrent or num-retained
-// takes Flink's value; a missing restart strategy is none), and validates
-// the result (Validate). The error names the vertex, operator or edge at
+// fills in what the wire leaves unset (ApplyDefaults), and validates the
+// result (Validate). The error names the vertex, operator or edge at
 // fault.
 func FromProto(pg *braidv1.JobGraph) (*Graph, error) {
 	if pg == nil {
@@ -37,9 +35,6 @@ func FromProto(pg *braidv1.JobGraph) (*Graph, error) {
 		Restart:        restartFromProto(pg.Restart),
 		Session:        session,
 		Savepoint:      ResolveSavepointRestore(pg.Config),
-	}
-	if g.MaxParallelism == 0 {
-		g.MaxParallelism = types.DefaultMaxParallelism
 	}
 	for i, pv := range pg.Vertices {
 		if pv == nil {
@@ -69,6 +64,7 @@ func FromProto(pg *braidv1.JobGraph) (*Graph, error) {
 		}
 		g.Edges = append(g.Edges, e)
 	}
+	g.ApplyDefaults()
 	if err := g.Validate(); err != nil {
 		return nil, err
 	}
@@ -165,10 +161,10 @@ func (w *wireInts) restart(s RestartStrategy) *braidv1.RestartStrategy {
 	}
 }
 
-// checkpointFromProto converts a wire checkpoint config; nil, and zero
-// timeout, max-concurrent and num-retained, take Flink's defaults.
+// checkpointFromProto converts a wire checkpoint config; nil is the zero
+// config.
 func checkpointFromProto(c *braidv1.CheckpointConfig) CheckpointConfig {
-	out := CheckpointConfig{
+	return CheckpointConfig{
 		Interval:        ms(c.GetIntervalMs()),
 		Timeout:         ms(c.GetTimeoutMs()),
 		MinPause:        ms(c.GetMinPauseMs()),
@@ -178,22 +174,12 @@ func checkpointFromProto(c *braidv1.CheckpointConfig) CheckpointConfig {
 		NumRetained:     int(c.GetNumRetained()),
 		Dir:             c.GetDir(),
 	}
-	if out.Timeout == 0 {
-		out.Timeout = defaultCheckpointTimeout
-	}
-	if out.MaxConcurrent == 0 {
-		out.MaxConcurrent = defaultMaxConcurrent
-	}
-	if out.NumRetained == 0 {
-		out.NumRetained = defaultNumRetained
-	}
-	return out
 }
 
-// restartFromProto converts a wire restart strategy; nil, or no type, is
-// none.
+// restartFromProto converts a wire restart strategy; nil is the zero
+// strategy.
 func restartFromProto(s *braidv1.RestartStrategy) RestartStrategy {
-	out := RestartStrategy{
+	return RestartStrategy{
 		Type:                   s.GetType(),
 		Attempts:               int(s.GetAttempts()),
 		Delay:                  ms(s.GetDelayMs()),
@@ -204,10 +190,6 @@ func restartFromProto(s *braidv1.RestartStrategy) RestartStrategy {
 		FailureRateInterval:    ms(s.GetFailureRateIntervalMs()),
 		MaxFailuresPerInterval: int(s.GetMaxFailuresPerInterval()),
 	}
-	if out.Type == "" {
-		out.Type = RestartNone
-	}
-	return out
 }
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -133,7 +133,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 }
 
 func (ph *physical) buildScan(n *scanNode) (*stream, error) {
-	kind, cfg, maxPar, err := ph.p.Connectors.SourceSpec(n.table, !ph.p.Options.Follow)
+	src, maxPar, err := ph.p.Connectors.SourceSpec(n.table, !ph.p.Options.Follow)
 	if err != nil {
 		return nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("table %s.%s cannot be read: %v", n.table.Database, n.table.Name, err)}
 	}
@@ -142,7 +142,7 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		par = maxPar
 	}
 	name := "Source: " + n.table.Name
-	s := ph.b.source(name, par, &braidv1.OperatorSpec{Kind: kind, Name: name, Config: cfg}, n.phys, sourceBounded(n, !ph.p.Options.Follow))
+	s := ph.b.source(name, par, op(src.Kind(), name, src), n.phys, sourceBounded(n, !ph.p.Options.Follow))
 	if keys := upsertKeys(n.table, n.phys); keys != nil {
 		// A managed table with a primary key holds upserts: the latest row
 		// of each key wins. Normalizing them by key yields the changelog

@@ -23,13 +23,14 @@ type Catalog interface {
 	Table(ctx context.Context, name []string) (*catalog.Table, error)
 }
 
-// Connectors turns catalog tables into source and sink operators.
+// Connectors turns catalog tables into the specs of source and sink
+// operators.
 type Connectors interface {
-	// SourceSpec returns the source operator reading t. bounded asks for a
-	// scan of what exists now; maxParallelism caps the source (0: no cap).
-	SourceSpec(t *catalog.Table, bounded bool) (kind string, config []byte, maxParallelism int, err error)
-	// SinkSpec returns the sink operator writing t.
-	SinkSpec(t *catalog.Table) (kind string, config []byte, err error)
+	// SourceSpec returns the spec of the source reading t. bounded asks for
+	// a scan of what exists now; maxParallelism caps the source (0: no cap).
+	SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, maxParallelism int, _ error)
+	// SinkSpec returns the spec of the sink writing t.
+	SinkSpec(t *catalog.Table) (jobgraph.Spec, error)
 }
 
 // Options are the session settings planning depends on.
@@ -171,12 +172,12 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
 			qualified(target), what, s.changes, hint)
 	}
-	kind, cfg, err := p.Connectors.SinkSpec(target)
+	sink, err := p.Connectors.SinkSpec(target)
 	if err != nil {
 		return nil, errorf(ins.Table.Pos, "table %s: %v", qualified(target), err)
 	}
 	name := "Sink: " + target.Name
-	ph.b.chain(s, int(s.vertex.Parallelism), &braidv1.OperatorSpec{Kind: kind, Name: name, Config: cfg}, s.schema)
+	ph.b.chain(s, int(s.vertex.Parallelism), op(sink.Kind(), name, sink), s.schema)
 	plan, err := p.finish(ph, s, nil)
 	if err != nil {
 		return nil, err

@@ -24,17 +24,15 @@ func (c testCatalog) Table(ctx context.Context, name []string) (*catalog.Table, 
 // testConnectors plans every table as a managed table with one partition.
 type testConnectors struct{}
 
-func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (string, []byte, int, error) {
+func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec, int, error) {
 	if t.Connector() != "" {
-		return "", nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
+		return nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
 	}
-	spec := jobgraph.ManagedSourceSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema(), Bounded: bounded}
-	return jobgraph.KindManagedSource, jobgraph.EncodeSpec(spec), 1, nil
+	return &jobgraph.ManagedSourceSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema(), Bounded: bounded}, 1, nil
 }
 
-func (testConnectors) SinkSpec(t *catalog.Table) (string, []byte, error) {
-	spec := jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}
-	return jobgraph.KindManagedSink, jobgraph.EncodeSpec(spec), nil
+func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
+	return &jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}, nil
 }
 
 // TestPlanner runs testdata/*.txt: "exec" creates tables, "plan" prints the
