@@ -154,15 +154,6 @@ func protoTopoOrder(g *braidv1.JobGraph) ([]*braidv1.Vertex, error) {
 	return order, nil
 }
 
-// OperatorUID returns op's uid, or for a graph planned before uids existed
-// the runtime's fallback "v<vertex>-<index>".
-func OperatorUID(vertex int32, index int, op *braidv1.OperatorSpec) string {
-	if op.Uid != "" {
-		return op.Uid
-	}
-	return fmt.Sprintf("v%d-%d", vertex, index)
-}
-
 // topoOrder returns g's vertices so that every vertex follows the vertices
 // feeding it; among ready vertices, lower ids first. It fails on a cycle.
 // Edges must reference existing vertices.

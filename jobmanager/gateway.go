@@ -566,7 +566,11 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 	if err != nil {
 		return err
 	}
-	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, nil)
+	g, err := jobgraph.FromProto(plan.Graph)
+	if err != nil {
+		return err
+	}
+	job, err := x.g.jm.SubmitJob(ctx, g, nil)
 	if err != nil {
 		return err
 	}
@@ -604,12 +608,16 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	if err != nil {
 		return err
 	}
-	plan.Graph.Name = "collect"
+	g, err := jobgraph.FromProto(plan.Graph)
+	if err != nil {
+		return err
+	}
+	g.Name = "collect"
 	// The schema goes out before the job starts, so the relay below never
 	// waits: SubmitJob may deliver rows, or the end of a job that failed to
 	// deploy, before it returns.
-	plan.Graph.JobId = NewJobID()
-	schema := &braidv1.ResultSchema{Changelog: true, JobId: plan.Graph.JobId, TimeZone: x.s.config["table.local-time-zone"]}
+	g.JobID = NewJobID()
+	schema := &braidv1.ResultSchema{Changelog: true, JobId: g.JobID, TimeZone: x.s.config["table.local-time-zone"]}
 	for _, f := range plan.Result {
 		schema.Columns = append(schema.Columns, &braidv1.ResultColumn{Name: f.Name, Type: f.Type.String()})
 	}
@@ -625,7 +633,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 		}
 		return x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Batch{Batch: &braidv1.ResultBatch{ArrowIpc: b}}})
 	}
-	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, relay)
+	job, err := x.g.jm.SubmitJob(ctx, g, relay)
 	if err != nil {
 		return err
 	}

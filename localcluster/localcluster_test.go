@@ -21,7 +21,6 @@ import (
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/localcluster"
 	"github.com/braidflow/braid/operators"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -129,20 +128,22 @@ func init() {
 }
 
 // pipeline is source(p=2) -hash-> pass(p=2) -single-> collect(p=1).
-func pipeline(spec testRowsSpec) *braidv1.JobGraph {
-	return &braidv1.JobGraph{
+func pipeline(spec testRowsSpec) *jobgraph.Graph {
+	g := &jobgraph.Graph{
 		Name:    "pipeline",
 		Bounded: !spec.Forever,
-		Vertices: []*braidv1.Vertex{
-			{Id: 0, Name: "source", Parallelism: 2, Chain: []*braidv1.OperatorSpec{{Kind: "test_rows", Config: jobgraph.EncodeSpec(spec)}}},
-			{Id: 1, Name: "pass", Parallelism: 2, NumInputs: 1, Chain: []*braidv1.OperatorSpec{{Kind: "test_pass", Config: []byte("{}")}}},
-			{Id: 2, Name: "sink", Parallelism: 1, NumInputs: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect, Config: jobgraph.EncodeSpec(jobgraph.CollectSpec{Schema: schema})}}},
+		Vertices: []*jobgraph.Vertex{
+			{ID: 0, Name: "source", Parallelism: 2, Chain: []*jobgraph.Operator{{Name: "rows", Spec: &spec}}},
+			{ID: 1, Name: "pass", Parallelism: 2, NumInputs: 1, Chain: []*jobgraph.Operator{{Name: "pass", Spec: &testPassSpec{}}}},
+			{ID: 2, Name: "sink", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{{Name: "collect", Spec: &jobgraph.CollectSpec{Schema: schema}}}},
 		},
-		Edges: []*braidv1.Edge{
-			{Source: 0, Target: 1, Partitioning: braidv1.Partitioning_PARTITIONING_HASH, KeyColumns: []int32{0}},
-			{Source: 1, Target: 2, Partitioning: braidv1.Partitioning_PARTITIONING_SINGLE},
+		Edges: []*jobgraph.Edge{
+			{Source: 0, Target: 1, Partitioning: types.PartitionHash, KeyColumns: []int{0}},
+			{Source: 1, Target: 2, Partitioning: types.PartitionSingle},
 		},
 	}
+	g.ApplyDefaults()
+	return g
 }
 
 type results struct {

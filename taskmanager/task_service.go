@@ -240,7 +240,7 @@ func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest, 
 	if j.storage, err = openJobStorage(ctx, req.CheckpointStorage); err != nil {
 		return nil, err
 	}
-	rs, err := openRestore(ctx, req.Restore, req.Graph)
+	rs, err := openRestore(ctx, req.Restore, g)
 	if err != nil {
 		return nil, err
 	}
