@@ -1,9 +1,6 @@
 package jobgraph
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/types"
 )
@@ -436,20 +433,3 @@ var _ Spec = (*BlackholeSpec)(nil)
 
 func (*BlackholeSpec) Kind() string { return KindBlackhole }
 func (*BlackholeSpec) Inputs() int  { return 1 }
-
-// EncodeSpec encodes an operator spec for OperatorSpec.Config.
-func EncodeSpec(spec any) []byte {
-	b, err := json.Marshal(spec)
-	if err != nil {
-		panic(fmt.Sprintf("jobgraph: cannot encode %T: %v", spec, err))
-	}
-	return b
-}
-
-// DecodeSpec decodes an operator's config into spec (a pointer).
-func DecodeSpec(config []byte, spec any) error {
-	if err := json.Unmarshal(config, spec); err != nil {
-		return fmt.Errorf("jobgraph: bad %T config: %w", spec, err)
-	}
-	return nil
-}

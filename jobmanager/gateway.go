@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -530,25 +529,12 @@ func (x *execution) reset(st *ast.ResetStmt) error {
 
 // planner returns a planner over the session's catalog and settings.
 func (x *execution) planner() (*planner.Planner, error) {
-	opts := planner.Options{Config: map[string]string{}, Follow: x.follow, Checkpoint: x.g.jm.cfg.Checkpoint}
+	// NB: the planner resolves the settings; the cluster gives the
+	// parallelism of a session that sets none.
+	opts := planner.Options{Config: map[string]string{}, Follow: x.follow, Checkpoint: x.g.jm.cfg.Checkpoint,
+		Parallelism: scheduler.DefaultParallelism(x.g.jm.SlotsSnapshot())}
 	for k, v := range x.s.config {
 		opts.Config[k] = v
-	}
-	par := 0
-	for _, k := range []string{"table.exec.resource.default-parallelism", "parallelism.default"} {
-		if v, ok := x.s.config[k]; ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				par = n
-				break
-			}
-		}
-	}
-	if par == 0 {
-		par = scheduler.DefaultParallelism(x.g.jm.SlotsSnapshot())
-	}
-	opts.Parallelism = par
-	if v, ok := x.s.config["pipeline.max-parallelism"]; ok {
-		opts.MaxParallelism, _ = strconv.Atoi(v)
 	}
 	return &planner.Planner{Catalog: x.s, Connectors: x.g.resolverFor(), Options: opts}, nil
 }
@@ -566,11 +552,7 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 	if err != nil {
 		return err
 	}
-	g, err := jobgraph.FromProto(plan.Graph)
-	if err != nil {
-		return err
-	}
-	job, err := x.g.jm.SubmitJob(ctx, g, nil)
+	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, nil)
 	if err != nil {
 		return err
 	}
@@ -608,10 +590,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	if err != nil {
 		return err
 	}
-	g, err := jobgraph.FromProto(plan.Graph)
-	if err != nil {
-		return err
-	}
+	g := plan.Graph
 	g.Name = "collect"
 	// The schema goes out before the job starts, so the relay below never
 	// waits: SubmitJob may deliver rows, or the end of a job that failed to
