@@ -11,7 +11,8 @@ import "github.com/braidflow/braid/types"
 // A Graph that passed Validate keeps its invariants as long as nobody
 // changes it, so its readers do not check them again: vertex ids are
 // their indexes, every edge and input is wired, every operator holds a
-// spec of its kind.
+// spec of its kind. Readers share a graph's specs (all subtasks of a task
+// manager build their operators from one graph) and must not change them.
 type Graph struct {
 	// JobID is the job's id; the job manager assigns it at submission when
 	// it is empty.

@@ -596,7 +596,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	// waits: SubmitJob may deliver rows, or the end of a job that failed to
 	// deploy, before it returns.
 	g.JobID = NewJobID()
-	schema := &braidv1.ResultSchema{Changelog: true, JobId: g.JobID, TimeZone: x.s.config["table.local-time-zone"]}
+	schema := &braidv1.ResultSchema{Changelog: true, JobId: g.JobID, TimeZone: g.Session.TimeZone}
 	for _, f := range plan.Result {
 		schema.Columns = append(schema.Columns, &braidv1.ResultColumn{Name: f.Name, Type: f.Type.String()})
 	}

@@ -245,9 +245,14 @@ func TestNewSubtaskValidates(t *testing.T) {
 			t.Errorf("NewSubtask(vertex %d, subtask %d) succeeded", task.VertexID, task.Subtask)
 		}
 	}
+	g.Session.TimeZone = "Asia/Tokyo"
 	s, err := NewSubtask(Task{Graph: g, VertexID: 1, Subtask: 1, Exchange: tms[0].x})
 	if err != nil {
 		t.Fatal(err)
+	}
+	// The session's zone is loaded once, into the operators' context.
+	if tz := s.octx.TimeZone; tz == nil || tz.String() != "Asia/Tokyo" {
+		t.Errorf("operators' time zone %v, want Asia/Tokyo", tz)
 	}
 	// The inbox is registered: a second subtask with the same key is refused.
 	if _, err := NewSubtask(Task{Graph: g, VertexID: 1, Subtask: 1, Exchange: tms[0].x}); err == nil {
