@@ -147,7 +147,7 @@ func runExchange(ctx context.Context, name string, px, cx *shuffle.Exchange, tar
 	}
 	out, err := shuffle.NewOutbox(px, shuffle.OutboxSpec{
 		JobID: job, SourceVertex: 1, TargetVertex: 2,
-		Partitioning: braidv1.Partitioning_PARTITIONING_HASH, KeyColumns: []int{0},
+		Partitioning: types.PartitionHash, KeyColumns: []int{0},
 		Targets: targets,
 	})
 	if err != nil {

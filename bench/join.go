@@ -57,7 +57,7 @@ func openJoin(parent string, cacheBytes int64) (op operators.Operator, dir strin
 		return nil, "", fmt.Errorf("bench: %w", err)
 	}
 	spec := jobgraph.JoinSpec{LeftSchema: rowSchema("l_"), RightSchema: rowSchema("r_"), LeftKeys: []int{0}, RightKeys: []int{0}}
-	op, err = operators.NewOperator(jobgraph.KindJoinInner, jobgraph.EncodeSpec(spec))
+	op, err = operators.NewOperator(&spec)
 	if err == nil {
 		kgs := types.KeyGroupRange{Start: 0, End: types.DefaultMaxParallelism - 1}
 		var be *state.Backend

@@ -4,17 +4,17 @@ import (
 	"fmt"
 
 	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
 // VerticesOf describes g's vertices as a manifest records them: id,
-// parallelism, and every operator's uid (jobgraph.OperatorUID) and name.
-func VerticesOf(g *braidv1.JobGraph) []VertexInfo {
+// parallelism, and every operator's uid (jobgraph.Vertex.OperatorUID) and
+// name.
+func VerticesOf(g *jobgraph.Graph) []VertexInfo {
 	var out []VertexInfo
 	for _, v := range g.Vertices {
-		info := VertexInfo{ID: int(v.Id), Parallelism: int(v.Parallelism)}
+		info := VertexInfo{ID: v.ID, Parallelism: v.Parallelism}
 		for i, op := range v.Chain {
-			info.OperatorUIDs = append(info.OperatorUIDs, jobgraph.OperatorUID(v.Id, i, op))
+			info.OperatorUIDs = append(info.OperatorUIDs, v.OperatorUID(i))
 			info.OperatorNames = append(info.OperatorNames, op.Name)
 		}
 		out = append(out, info)

@@ -7,9 +7,8 @@ import (
 )
 
 func init() {
-	operators.RegisterOperator(jobgraph.KindBlackhole, func(config []byte) (operators.Operator, error) {
-		var spec jobgraph.BlackholeSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterOperator(jobgraph.KindBlackhole, func(spec jobgraph.Spec) (operators.Operator, error) {
+		if _, err := operators.SpecAs[*jobgraph.BlackholeSpec](spec); err != nil {
 			return nil, err
 		}
 		return &BlackholeSink{}, nil

@@ -9,9 +9,8 @@ import (
 )
 
 func init() {
-	operators.RegisterOperator(jobgraph.KindCollect, func(config []byte) (operators.Operator, error) {
-		var spec jobgraph.CollectSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterOperator(jobgraph.KindCollect, func(spec jobgraph.Spec) (operators.Operator, error) {
+		if _, err := operators.SpecAs[*jobgraph.CollectSpec](spec); err != nil {
 			return nil, err
 		}
 		return &CollectSink{}, nil

@@ -23,12 +23,12 @@ import (
 )
 
 func init() {
-	operators.RegisterSource(jobgraph.KindDatagen, func(config []byte) (operators.Source, error) {
-		var spec jobgraph.DatagenSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterSource(jobgraph.KindDatagen, func(spec jobgraph.Spec) (operators.Source, error) {
+		s, err := operators.SpecAs[*jobgraph.DatagenSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewDatagenSource(spec)
+		return NewDatagenSource(*s)
 	})
 }
 

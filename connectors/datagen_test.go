@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/braidflow/braid/catalog"
-	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
 	"github.com/braidflow/braid/types"
 )
@@ -54,7 +53,7 @@ func runDatagen(t *testing.T, tb *catalog.Table, par int) []*batchCollector {
 	spec.Seed = 7
 	out := make([]*batchCollector, par)
 	for sub := range par {
-		src, err := operators.NewSource(jobgraph.KindDatagen, jobgraph.EncodeSpec(spec))
+		src, err := operators.NewSource(&spec)
 		if err != nil {
 			t.Fatal(err)
 		}

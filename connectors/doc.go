@@ -3,7 +3,7 @@
 //
 // Each connector registers its operator kinds (jobgraph.Kind*) with the
 // operators registry in an init function, so the runtime builds them from
-// the JSON config the planner encoded:
+// their typed specs (jobgraph.ValuesSpec, ...):
 //
 //	values          ValuesSource: constant rows, emitted by subtask 0
 //	datagen         DatagenSource: Flink's datagen (random and sequence columns)
@@ -14,11 +14,11 @@
 //	collect         CollectSink: hands the changelog to the client
 //
 // The planner reaches connectors through a Resolver, which validates a
-// table's options and returns the kind and config to put in the job graph:
+// table's options and returns the spec to put in the job graph:
 //
 //	r := &connectors.Resolver{Brokers: broker.Addrs()}
 //	if err := r.CreateTable(ctx, table); err != nil { ... } // managed: creates its topic
-//	kind, config, maxPar, err := r.SourceSpec(table, bounded)
+//	spec, maxPar, err := r.SourceSpec(table, bounded)
 //
 // A managed table (no 'connector' option) lives in the topic ManagedTopic
 // names. Each record's value is one Arrow IPC stream: the table's schema

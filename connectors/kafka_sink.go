@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	operators.RegisterOperator(jobgraph.KindKafkaSink, func(config []byte) (operators.Operator, error) {
-		var spec jobgraph.KafkaSinkSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterOperator(jobgraph.KindKafkaSink, func(spec jobgraph.Spec) (operators.Operator, error) {
+		s, err := operators.SpecAs[*jobgraph.KafkaSinkSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewKafkaSink(spec), nil
+		return NewKafkaSink(*s), nil
 	})
 }
 

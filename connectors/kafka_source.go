@@ -16,12 +16,12 @@ import (
 )
 
 func init() {
-	operators.RegisterSource(jobgraph.KindKafkaSource, func(config []byte) (operators.Source, error) {
-		var spec jobgraph.KafkaSourceSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterSource(jobgraph.KindKafkaSource, func(spec jobgraph.Spec) (operators.Source, error) {
+		s, err := operators.SpecAs[*jobgraph.KafkaSourceSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewKafkaSource(spec), nil
+		return NewKafkaSource(*s), nil
 	})
 }
 

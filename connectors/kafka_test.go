@@ -384,17 +384,17 @@ func TestKafkaOptions(t *testing.T) {
 	}
 
 	tb := tbl(base("scan.bounded.mode", "latest-offset"))
-	kind, cfg, maxPar, err := r.SourceSpec(tb, false)
-	var ss jobgraph.KafkaSourceSpec
-	if err != nil || kind != jobgraph.KindKafkaSource || maxPar != 0 || jobgraph.DecodeSpec(cfg, &ss) != nil ||
+	spec, maxPar, err := r.SourceSpec(tb, false)
+	ss, ok := spec.(*jobgraph.KafkaSourceSpec)
+	if err != nil || !ok || maxPar != 0 ||
 		!ss.Bounded || ss.Topic != "t1" || ss.Brokers[0] != "h:9092" || ss.StartupMode != jobgraph.KafkaStartEarliest {
-		t.Errorf("SourceSpec = %q %d %+v %v", kind, maxPar, ss, err)
+		t.Errorf("SourceSpec = %#v %d %v", spec, maxPar, err)
 	}
-	kind, cfg, err = r.SinkSpec(tb)
-	if err != nil || kind != jobgraph.KindKafkaSink {
-		t.Fatalf("SinkSpec = %q %v", kind, err)
+	spec, err = r.SinkSpec(tb)
+	if err != nil || spec.Kind() != jobgraph.KindKafkaSink {
+		t.Fatalf("SinkSpec = %#v %v", spec, err)
 	}
-	if _, err := operators.NewOperator(kind, cfg); err != nil || !operators.IsSource(jobgraph.KindKafkaSource) {
+	if _, err := operators.NewOperator(spec); err != nil || !operators.IsSource(jobgraph.KindKafkaSource) {
 		t.Errorf("kinds not registered: %v", err)
 	}
 	if err := r.CreateTable(context.Background(), tb); err != nil {

@@ -16,12 +16,12 @@ import (
 )
 
 func init() {
-	operators.RegisterOperator(jobgraph.KindManagedSink, func(config []byte) (operators.Operator, error) {
-		var spec jobgraph.ManagedSinkSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterOperator(jobgraph.KindManagedSink, func(spec jobgraph.Spec) (operators.Operator, error) {
+		s, err := operators.SpecAs[*jobgraph.ManagedSinkSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewManagedSink(spec), nil
+		return NewManagedSink(*s), nil
 	})
 }
 

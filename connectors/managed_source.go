@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	operators.RegisterSource(jobgraph.KindManagedSource, func(config []byte) (operators.Source, error) {
-		var spec jobgraph.ManagedSourceSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterSource(jobgraph.KindManagedSource, func(spec jobgraph.Spec) (operators.Source, error) {
+		s, err := operators.SpecAs[*jobgraph.ManagedSourceSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewManagedSource(spec), nil
+		return NewManagedSource(*s), nil
 	})
 }
 

@@ -1,11 +1,10 @@
 package connectors
 
 import (
-	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
+
 	"time"
 
 	"github.com/braidflow/braid/jobgraph"
@@ -14,18 +13,14 @@ import (
 )
 
 func init() {
-	operators.RegisterOperator(jobgraph.KindPrint, func(config []byte) (operators.Operator, error) {
-		var spec jobgraph.PrintSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterOperator(jobgraph.KindPrint, func(spec jobgraph.Spec) (operators.Operator, error) {
+		s, err := operators.SpecAs[*jobgraph.PrintSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewPrintSink(spec, os.Stdout), nil
+		return NewPrintSink(*s, os.Stdout), nil
 	})
 }
-
-// OptionLocalTimeZone is the session option that sets the zone TIMESTAMP_LTZ
-// values print in (UTC when unset).
-const OptionLocalTimeZone = "table.local-time-zone"
 
 // PrintSink writes each row to a writer (the task manager's standard output)
 // as Flink's print connector does: "+I[1, foo, NULL]", after a prefix of
@@ -50,11 +45,10 @@ func NewPrintSink(spec jobgraph.PrintSpec, w io.Writer) *PrintSink {
 // Open implements operators.Operator.
 func (s *PrintSink) Open(ctx *operators.Context) error {
 	s.prefix = printPrefix(s.spec.Identifier, ctx.Subtask, ctx.Parallelism)
-	loc, err := sessionZone(ctx.Config)
-	if err != nil {
-		return err
+	s.loc = ctx.TimeZone
+	if s.loc == nil {
+		s.loc = time.UTC
 	}
-	s.loc = loc
 	return nil
 }
 
@@ -71,19 +65,6 @@ func printPrefix(id string, subtask, parallelism int) string {
 		p += "> "
 	}
 	return p
-}
-
-// sessionZone reads 'table.local-time-zone' from the job's session options.
-func sessionZone(cfg map[string]string) (*time.Location, error) {
-	z := cfg[OptionLocalTimeZone]
-	if z == "" || strings.EqualFold(z, "UTC") {
-		return time.UTC, nil
-	}
-	loc, err := time.LoadLocation(z)
-	if err != nil {
-		return nil, fmt.Errorf("invalid '%s' %q: %v", OptionLocalTimeZone, z, err)
-	}
-	return loc, nil
 }
 
 // Process implements operators.Operator.

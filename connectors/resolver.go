@@ -97,66 +97,64 @@ func contains(s []string, x string) bool {
 	return false
 }
 
-// SourceSpec returns the source kind and config that read t. bounded asks
+// SourceSpec returns the spec of the source that reads t. bounded asks
 // a managed table to be read up to its current end. maxParallelism is the
 // most subtasks that get data (a managed table's partition count), or 0 for
 // any. For a managed table it asks the brokers for the partition count.
-func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (kind string, config []byte, maxParallelism int, err error) {
+func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, maxParallelism int, _ error) {
 	if err := r.ValidateTable(t); err != nil {
-		return "", nil, 0, err
+		return nil, 0, err
 	}
 	switch conn := t.Connector(); conn {
 	case "":
 		ctx, cancel := context.WithTimeout(context.Background(), resolverTimeout)
 		defer cancel()
 		if len(r.Brokers) == 0 {
-			return "", nil, 0, fmt.Errorf("managed table %s: no brokers configured for the cluster's default log", tableName(t))
+			return nil, 0, fmt.Errorf("managed table %s: no brokers configured for the cluster's default log", tableName(t))
 		}
 		n, err := ManagedPartitionCount(ctx, r.Brokers, t)
 		if err != nil {
-			return "", nil, 0, err
+			return nil, 0, err
 		}
-		spec := jobgraph.ManagedSourceSpec{Topic: ManagedTopic(t), Schema: t.PhysicalSchema(), Bounded: bounded}
-		return jobgraph.KindManagedSource, jobgraph.EncodeSpec(spec), n, nil
+		return &jobgraph.ManagedSourceSpec{Topic: ManagedTopic(t), Schema: t.PhysicalSchema(), Bounded: bounded}, n, nil
 	case ConnectorDatagen:
-		spec, err := DatagenSpecFor(t)
+		dg, err := DatagenSpecFor(t)
 		if err != nil {
-			return "", nil, 0, err
+			return nil, 0, err
 		}
-		return jobgraph.KindDatagen, jobgraph.EncodeSpec(spec), 0, nil
+		return &dg, 0, nil
 	case ConnectorKafka:
 		kt, err := kafkaTableFor(t)
 		if err != nil {
-			return "", nil, 0, err
+			return nil, 0, err
 		}
-		return jobgraph.KindKafkaSource, jobgraph.EncodeSpec(kt.source), 0, nil
+		return &kt.source, 0, nil
 	default:
-		return "", nil, 0, fmt.Errorf("connector '%s' can only be used as a sink (table %s)", conn, tableName(t))
+		return nil, 0, fmt.Errorf("connector '%s' can only be used as a sink (table %s)", conn, tableName(t))
 	}
 }
 
-// SinkSpec returns the sink kind and config that write t.
-func (r *Resolver) SinkSpec(t *catalog.Table) (kind string, config []byte, err error) {
+// SinkSpec returns the spec of the sink that writes t.
+func (r *Resolver) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 	if err := r.ValidateTable(t); err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	schema := t.PhysicalSchema()
 	switch conn := t.Connector(); conn {
 	case "":
-		return jobgraph.KindManagedSink, jobgraph.EncodeSpec(jobgraph.ManagedSinkSpec{Topic: ManagedTopic(t), Schema: schema}), nil
+		return &jobgraph.ManagedSinkSpec{Topic: ManagedTopic(t), Schema: schema}, nil
 	case ConnectorPrint:
-		spec := jobgraph.PrintSpec{Schema: schema, Identifier: t.Options["print-identifier"], TableName: tableName(t)}
-		return jobgraph.KindPrint, jobgraph.EncodeSpec(spec), nil
+		return &jobgraph.PrintSpec{Schema: schema, Identifier: t.Options["print-identifier"], TableName: tableName(t)}, nil
 	case ConnectorBlackhole:
-		return jobgraph.KindBlackhole, jobgraph.EncodeSpec(jobgraph.BlackholeSpec{Schema: schema}), nil
+		return &jobgraph.BlackholeSpec{Schema: schema}, nil
 	case ConnectorKafka:
 		kt, err := kafkaTableFor(t)
 		if err != nil {
-			return "", nil, err
+			return nil, err
 		}
-		return jobgraph.KindKafkaSink, jobgraph.EncodeSpec(kt.sink), nil
+		return &kt.sink, nil
 	default:
-		return "", nil, fmt.Errorf("connector '%s' can only be used as a source (table %s)", conn, tableName(t))
+		return nil, fmt.Errorf("connector '%s' can only be used as a source (table %s)", conn, tableName(t))
 	}
 }
 

@@ -50,40 +50,39 @@ func TestResolverSpecs(t *testing.T) {
 	if err := r.CreateTable(ctx, tb); err != nil {
 		t.Fatal(err)
 	}
-	kind, cfg, maxPar, err := r.SourceSpec(tb, true)
-	if err != nil || kind != jobgraph.KindManagedSource || maxPar != 3 {
-		t.Fatalf("SourceSpec = %q, %d, %v", kind, maxPar, err)
+	spec, maxPar, err := r.SourceSpec(tb, true)
+	if err != nil || maxPar != 3 {
+		t.Fatalf("SourceSpec = %#v, %d, %v", spec, maxPar, err)
 	}
-	var ss jobgraph.ManagedSourceSpec
-	if err := jobgraph.DecodeSpec(cfg, &ss); err != nil || ss.Topic != ManagedTopic(tb) || !ss.Bounded || len(ss.Schema) != 3 {
-		t.Fatalf("source spec %+v, %v", ss, err)
+	ss, ok := spec.(*jobgraph.ManagedSourceSpec)
+	if !ok || ss.Topic != ManagedTopic(tb) || !ss.Bounded || len(ss.Schema) != 3 {
+		t.Fatalf("source spec %#v", spec)
 	}
-	if !operators.IsSource(kind) {
-		t.Errorf("%s not registered as a source", kind)
+	if !operators.IsSource(spec.Kind()) {
+		t.Errorf("%s not registered as a source", spec.Kind())
 	}
-	kind, _, err = r.SinkSpec(tb)
-	if err != nil || kind != jobgraph.KindManagedSink {
-		t.Fatalf("SinkSpec = %q, %v", kind, err)
+	spec, err = r.SinkSpec(tb)
+	if err != nil || spec.Kind() != jobgraph.KindManagedSink {
+		t.Fatalf("SinkSpec = %#v, %v", spec, err)
 	}
-	if _, err := operators.NewOperator(kind, cfg); err != nil {
+	if _, err := operators.NewOperator(spec); err != nil {
 		t.Errorf("sink kind not registered: %v", err)
 	}
 
 	pr := &catalog.Table{Database: "db", Name: "out", Options: map[string]string{"connector": "print", "print-identifier": "p"},
 		Columns: []catalog.Column{{Name: "a", Type: types.Int}}}
-	kind, cfg, err = r.SinkSpec(pr)
-	var ps jobgraph.PrintSpec
-	if err != nil || kind != jobgraph.KindPrint || jobgraph.DecodeSpec(cfg, &ps) != nil || ps.Identifier != "p" || ps.TableName != "db.out" {
-		t.Fatalf("print SinkSpec = %q %+v %v", kind, ps, err)
+	spec, err = r.SinkSpec(pr)
+	if ps, ok := spec.(*jobgraph.PrintSpec); err != nil || !ok || ps.Identifier != "p" || ps.TableName != "db.out" {
+		t.Fatalf("print SinkSpec = %#v %v", spec, err)
 	}
-	if _, _, _, err := r.SourceSpec(pr, true); err == nil || !strings.Contains(err.Error(), "only be used as a sink") {
+	if _, _, err := r.SourceSpec(pr, true); err == nil || !strings.Contains(err.Error(), "only be used as a sink") {
 		t.Errorf("print as source: %v", err)
 	}
 	gen := datagenTable(map[string]string{"number-of-rows": "5"}, types.Field{Name: "a", Type: types.Int})
-	if kind, _, maxPar, err := r.SourceSpec(gen, true); err != nil || kind != jobgraph.KindDatagen || maxPar != 0 {
-		t.Errorf("datagen SourceSpec = %q %d %v", kind, maxPar, err)
+	if spec, maxPar, err := r.SourceSpec(gen, true); err != nil || spec.Kind() != jobgraph.KindDatagen || maxPar != 0 {
+		t.Errorf("datagen SourceSpec = %#v %d %v", spec, maxPar, err)
 	}
-	if _, _, err := r.SinkSpec(gen); err == nil || !strings.Contains(err.Error(), "only be used as a source") {
+	if _, err := r.SinkSpec(gen); err == nil || !strings.Contains(err.Error(), "only be used as a source") {
 		t.Errorf("datagen as sink: %v", err)
 	}
 	if err := r.CreateTable(ctx, pr); err != nil {
@@ -93,7 +92,7 @@ func TestResolverSpecs(t *testing.T) {
 	if err := r.DropTable(ctx, tb); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, _, err := r.SourceSpec(tb, true); err == nil || !strings.Contains(err.Error(), ManagedTopic(tb)) {
+	if _, _, err := r.SourceSpec(tb, true); err == nil || !strings.Contains(err.Error(), ManagedTopic(tb)) {
 		t.Errorf("SourceSpec after drop: %v", err)
 	}
 }

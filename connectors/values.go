@@ -16,12 +16,12 @@ import (
 )
 
 func init() {
-	operators.RegisterSource(jobgraph.KindValues, func(config []byte) (operators.Source, error) {
-		var spec jobgraph.ValuesSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	operators.RegisterSource(jobgraph.KindValues, func(spec jobgraph.Spec) (operators.Source, error) {
+		s, err := operators.SpecAs[*jobgraph.ValuesSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewValuesSource(spec)
+		return NewValuesSource(*s)
 	})
 }
 
@@ -76,11 +76,7 @@ func NewValuesSource(spec jobgraph.ValuesSpec) (*ValuesSource, error) {
 // ctx.Restore.
 func (s *ValuesSource) Open(ctx *operators.Context) error {
 	s.subtask = ctx.Subtask
-	env, err := expr.EnvFromConfig(ctx.Config)
-	if err != nil {
-		return err
-	}
-	s.env = env
+	s.env = ctx.Env()
 	s.next = 0
 	if r := ctx.Restore; r.ID != 0 && s.subtask == 0 && len(r.State) > 0 && len(r.State[0]) > 0 {
 		var pos valuesPosition

@@ -37,18 +37,6 @@ func (e *Env) now() time.Time {
 	return e.Now()
 }
 
-// EnvFromConfig builds an Env from session options: table.local-time-zone
-// names an IANA zone or a fixed offset such as "+08:00" or "GMT+8"; empty
-// means UTC.
-func EnvFromConfig(cfg map[string]string) (*Env, error) {
-	name := cfg["table.local-time-zone"]
-	loc, err := LoadZone(name)
-	if err != nil {
-		return nil, err
-	}
-	return &Env{Location: loc}, nil
-}
-
 // evalCtx is the state of one evaluation over one batch.
 type evalCtx struct {
 	b   types.Batch

@@ -9,15 +9,6 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// LoadZone resolves a table.local-time-zone value; see types.LoadZone.
-func LoadZone(name string) (*time.Location, error) {
-	loc, err := types.LoadZone(name)
-	if err != nil {
-		return nil, userErrorf("%s", err.Error())
-	}
-	return loc, nil
-}
-
 // wallToInstant reads a wall-clock reading (ns, as if UTC) in loc.
 func wallToInstant(ns int64, loc *time.Location) int64 {
 	if loc == time.UTC {

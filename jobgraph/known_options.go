@@ -24,7 +24,7 @@ const (
 	OptMaxColumnWidth   = "sql-client.display.max-column-width"
 	OptSavepointPath    = "execution.savepoint.path"
 	OptSavepointIgnore  = "execution.savepoint.ignore-unclaimed-state"
-	maxMaxParallelism   = 1 << 15 // Flink's upper bound; key groups are 2 bytes
+	maxMaxParallelism   = types.UpperBoundMaxParallelism
 )
 
 // knownOptions maps every key a session may SET to the check of its value.

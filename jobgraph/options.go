@@ -7,9 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/proto"
-
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -87,9 +84,9 @@ const (
 // checkpoints disabled (interval 0), a 10 min timeout, no minimum pause,
 // one checkpoint at a time, no tolerated failures, exactly-once, one
 // retained checkpoint, and the cluster's directory.
-func DefaultCheckpointConfig() *braidv1.CheckpointConfig {
-	return &braidv1.CheckpointConfig{
-		TimeoutMs:     defaultCheckpointTimeout.Milliseconds(),
+func DefaultCheckpointConfig() CheckpointConfig {
+	return CheckpointConfig{
+		Timeout:       defaultCheckpointTimeout,
 		MaxConcurrent: defaultMaxConcurrent,
 		NumRetained:   defaultNumRetained,
 	}
@@ -107,13 +104,13 @@ func DefaultCheckpointConfig() *braidv1.CheckpointConfig {
 // interval under 10 ms is refused, as Flink does. Durations are in Flink's
 // syntax ("10 s", "1 min", "500ms"; a bare number is milliseconds). An
 // error names the option and the bad value.
-func ResolveCheckpointing(settings map[string]string, defaults *braidv1.CheckpointConfig) (*braidv1.CheckpointConfig, error) {
+func ResolveCheckpointing(settings map[string]string, defaults *CheckpointConfig) (CheckpointConfig, error) {
 	c := DefaultCheckpointConfig()
 	if defaults != nil {
-		c = proto.Clone(defaults).(*braidv1.CheckpointConfig)
+		c = *defaults
 		def := DefaultCheckpointConfig()
-		if c.TimeoutMs <= 0 {
-			c.TimeoutMs = def.TimeoutMs
+		if c.Timeout <= 0 {
+			c.Timeout = def.Timeout
 		}
 		if c.MaxConcurrent <= 0 {
 			c.MaxConcurrent = def.MaxConcurrent
@@ -123,14 +120,14 @@ func ResolveCheckpointing(settings map[string]string, defaults *braidv1.Checkpoi
 		}
 	}
 	r := optionReader{settings: settings}
-	r.durationMs(OptCheckpointInterval, &c.IntervalMs, 0)
-	if c.IntervalMs > 0 && c.IntervalMs < minCheckpointInterval.Milliseconds() && r.err == nil {
+	r.duration(OptCheckpointInterval, &c.Interval, 0)
+	if c.Interval > 0 && c.Interval < minCheckpointInterval && r.err == nil {
 		r.err = fmt.Errorf("invalid value '%s' for '%s': a checkpoint interval must be at least 10 ms (or 0 to disable checkpoints)", settings[OptCheckpointInterval], OptCheckpointInterval)
 	}
-	r.durationMs(OptCheckpointTimeout, &c.TimeoutMs, 1)
-	r.durationMs(OptCheckpointMinPause, &c.MinPauseMs, 0)
-	r.int32(OptCheckpointMaxConc, &c.MaxConcurrent, 1)
-	r.int32(OptCheckpointTolerable, &c.TolerableFailed, 0)
+	r.duration(OptCheckpointTimeout, &c.Timeout, time.Millisecond)
+	r.duration(OptCheckpointMinPause, &c.MinPause, 0)
+	r.int(OptCheckpointMaxConc, &c.MaxConcurrent, 1)
+	r.int(OptCheckpointTolerable, &c.TolerableFailed, 0)
 	if v, ok := settings[OptCheckpointMode]; ok && r.err == nil {
 		switch strings.ToUpper(strings.TrimSpace(v)) {
 		case "EXACTLY_ONCE":
@@ -141,12 +138,12 @@ func ResolveCheckpointing(settings map[string]string, defaults *braidv1.Checkpoi
 			r.err = fmt.Errorf("invalid value '%s' for '%s': use EXACTLY_ONCE or AT_LEAST_ONCE", v, OptCheckpointMode)
 		}
 	}
-	r.int32(OptCheckpointRetained, &c.NumRetained, 1)
-	r.int32(OptCheckpointRetainedNew, &c.NumRetained, 1)
+	r.int(OptCheckpointRetained, &c.NumRetained, 1)
+	r.int(OptCheckpointRetainedNew, &c.NumRetained, 1)
 	r.str(OptCheckpointDir, &c.Dir)
 	r.str(OptCheckpointDirNew, &c.Dir)
 	if r.err != nil {
-		return nil, r.err
+		return CheckpointConfig{}, r.err
 	}
 	return c, nil
 }
@@ -168,49 +165,49 @@ func ResolveCheckpointing(settings map[string]string, defaults *braidv1.Checkpoi
 // without checkpoints would restart from scratch, replaying everything).
 // Options of the other types are ignored, as in Flink. An error names the
 // option and the bad value.
-func ResolveRestartStrategy(settings map[string]string, checkpointingEnabled bool) (*braidv1.RestartStrategy, error) {
+func ResolveRestartStrategy(settings map[string]string, checkpointingEnabled bool) (RestartStrategy, error) {
 	raw, key := settings[OptRestartType], OptRestartType
 	if raw == "" {
 		raw, key = settings[OptRestartTypeLegacy], OptRestartTypeLegacy
 	}
 	typ, err := restartType(raw, key, checkpointingEnabled)
 	if err != nil {
-		return nil, err
+		return RestartStrategy{}, err
 	}
-	s := &braidv1.RestartStrategy{Type: typ}
+	s := RestartStrategy{Type: typ}
 	r := optionReader{settings: settings}
 	switch typ {
 	case RestartFixedDelay:
-		s.Attempts, s.DelayMs = defaultFixedDelayAttempts, defaultRestartDelay.Milliseconds()
-		r.int32(OptFixedDelayAttempts, &s.Attempts, 0)
-		r.durationMs(OptFixedDelayDelay, &s.DelayMs, 0)
+		s.Attempts, s.Delay = defaultFixedDelayAttempts, defaultRestartDelay
+		r.int(OptFixedDelayAttempts, &s.Attempts, 0)
+		r.duration(OptFixedDelayDelay, &s.Delay, 0)
 	case RestartExponentialDelay:
-		s.DelayMs = defaultInitialBackoff.Milliseconds()
-		s.MaxDelayMs = defaultMaxBackoff.Milliseconds()
+		s.Delay = defaultInitialBackoff
+		s.MaxDelay = defaultMaxBackoff
 		s.BackoffMultiplier = defaultMultiplier
-		s.ResetBackoffThresholdMs = defaultResetThreshold.Milliseconds()
+		s.ResetBackoffThreshold = defaultResetThreshold
 		s.JitterFactor = defaultJitter
 		s.Attempts = InfiniteAttempts
-		r.durationMs(OptExpInitialBackoff, &s.DelayMs, 1)
-		r.durationMs(OptExpMaxBackoff, &s.MaxDelayMs, 1)
+		r.duration(OptExpInitialBackoff, &s.Delay, time.Millisecond)
+		r.duration(OptExpMaxBackoff, &s.MaxDelay, time.Millisecond)
 		r.float(OptExpMultiplier, &s.BackoffMultiplier, 1, math.Inf(1))
-		r.durationMs(OptExpResetThreshold, &s.ResetBackoffThresholdMs, 1)
+		r.duration(OptExpResetThreshold, &s.ResetBackoffThreshold, time.Millisecond)
 		r.float(OptExpJitter, &s.JitterFactor, 0, 1)
-		r.int32(OptExpAttempts, &s.Attempts, 1)
-		if r.err == nil && s.MaxDelayMs < s.DelayMs {
+		r.int(OptExpAttempts, &s.Attempts, 1)
+		if r.err == nil && s.MaxDelay < s.Delay {
 			r.err = fmt.Errorf("invalid value '%s' for '%s': it must not be less than '%s' (%s)",
-				settings[OptExpMaxBackoff], OptExpMaxBackoff, OptExpInitialBackoff, time.Duration(s.DelayMs)*time.Millisecond)
+				settings[OptExpMaxBackoff], OptExpMaxBackoff, OptExpInitialBackoff, s.Delay)
 		}
 	case RestartFailureRate:
 		s.MaxFailuresPerInterval = defaultFailureRateMax
-		s.FailureRateIntervalMs = defaultFailureRateInterval.Milliseconds()
-		s.DelayMs = defaultRestartDelay.Milliseconds()
-		r.int32(OptFailureRateMax, &s.MaxFailuresPerInterval, 1)
-		r.durationMs(OptFailureRateInterval, &s.FailureRateIntervalMs, 1)
-		r.durationMs(OptFailureRateDelay, &s.DelayMs, 0)
+		s.FailureRateInterval = defaultFailureRateInterval
+		s.Delay = defaultRestartDelay
+		r.int(OptFailureRateMax, &s.MaxFailuresPerInterval, 1)
+		r.duration(OptFailureRateInterval, &s.FailureRateInterval, time.Millisecond)
+		r.duration(OptFailureRateDelay, &s.Delay, 0)
 	}
 	if r.err != nil {
-		return nil, r.err
+		return RestartStrategy{}, r.err
 	}
 	return s, nil
 }
@@ -251,20 +248,22 @@ func (r *optionReader) get(key string) (string, bool) {
 	return v, ok
 }
 
-func (r *optionReader) durationMs(key string, dst *int64, minMs int64) {
+// duration reads a duration of whole milliseconds, at least min.
+func (r *optionReader) duration(key string, dst *time.Duration, min time.Duration) {
 	v, ok := r.get(key)
 	if !ok {
 		return
 	}
-	ms, err := parseDurationOption(key, v, minMs)
+	n, err := parseDurationOption(key, v, min.Milliseconds())
 	if err != nil {
 		r.err = err
 		return
 	}
-	*dst = ms
+	*dst = ms(n)
 }
 
-func (r *optionReader) int32(key string, dst *int32, min int32) {
+// int reads an integer of 32 bits, at least min.
+func (r *optionReader) int(key string, dst *int, min int32) {
 	v, ok := r.get(key)
 	if !ok {
 		return
@@ -274,7 +273,7 @@ func (r *optionReader) int32(key string, dst *int32, min int32) {
 		r.err = err
 		return
 	}
-	*dst = n
+	*dst = int(n)
 }
 
 func (r *optionReader) float(key string, dst *float64, min, max float64) {
@@ -328,4 +327,57 @@ func parseFloatOption(key, v string, min, max float64) (float64, error) {
 		return 0, fmt.Errorf("invalid value '%s' for '%s': it must be a number from %g to %g", v, key, min, max)
 	}
 	return f, nil
+}
+
+// ResolveSession reads the session settings the operators of a job use:
+// table.local-time-zone, "UTC" when unset or empty. The error names the
+// option and the bad value.
+func ResolveSession(settings map[string]string) (Session, error) {
+	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone])}
+	if s.TimeZone == "" {
+		s.TimeZone = "UTC"
+	}
+	if err := s.Validate(); err != nil {
+		return Session{}, err
+	}
+	return s, nil
+}
+
+// ResolveSavepointRestore reads execution.savepoint.path and
+// execution.savepoint.ignore-unclaimed-state ("true", in any case, drops
+// unclaimed state). Without a path the job starts fresh.
+func ResolveSavepointRestore(settings map[string]string) SavepointRestore {
+	return SavepointRestore{
+		Path:                 strings.TrimSpace(settings[OptSavepointPath]),
+		IgnoreUnclaimedState: strings.EqualFold(strings.TrimSpace(settings[OptSavepointIgnore]), "true"),
+	}
+}
+
+// ResolveMaxParallelism reads pipeline.max-parallelism, the number of key
+// groups: an integer in [1, types.UpperBoundMaxParallelism], or
+// types.DefaultMaxParallelism when unset. The error names the option and
+// the bad value.
+func ResolveMaxParallelism(settings map[string]string) (int, error) {
+	v, ok := settings[OptMaxParallelism]
+	if !ok {
+		return types.DefaultMaxParallelism, nil
+	}
+	if err := intRange(1, maxMaxParallelism)(OptMaxParallelism, v); err != nil {
+		return 0, err
+	}
+	n, _ := strconv.Atoi(strings.TrimSpace(v)) // NB: intRange parsed it
+	return n, nil
+}
+
+// ResolveParallelism returns the default parallelism a session sets:
+// table.exec.resource.default-parallelism, else parallelism.default, else
+// fallback. A value that is not a positive integer (the table option's -1)
+// sets nothing.
+func ResolveParallelism(settings map[string]string, fallback int) int {
+	for _, k := range []string{OptTableParallelism, OptParallelism} {
+		if n, err := strconv.Atoi(settings[k]); err == nil && n > 0 {
+			return n
+		}
+	}
+	return fallback
 }

@@ -4,25 +4,22 @@ import (
 	"strings"
 	"testing"
 
-	"google.golang.org/protobuf/proto"
-
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
 func TestResolveCheckpointing(t *testing.T) {
 	flink := DefaultCheckpointConfig()
-	cluster := &braidv1.CheckpointConfig{IntervalMs: 30000, Dir: "s3://b/ck"}
+	cluster := &CheckpointConfig{Interval: ms(30000), Dir: "s3://b/ck"}
 	for _, tc := range []struct {
 		name     string
 		settings map[string]string
-		defaults *braidv1.CheckpointConfig
-		want     *braidv1.CheckpointConfig
+		defaults *CheckpointConfig
+		want     CheckpointConfig
 		err      string
 	}{
-		{name: "flink defaults", want: &braidv1.CheckpointConfig{TimeoutMs: 600000, MaxConcurrent: 1, NumRetained: 1}},
+		{name: "flink defaults", want: CheckpointConfig{Timeout: ms(600000), MaxConcurrent: 1, NumRetained: 1}},
 		{name: "cluster defaults fill zero fields", defaults: cluster,
-			want: &braidv1.CheckpointConfig{IntervalMs: 30000, TimeoutMs: 600000, MaxConcurrent: 1, NumRetained: 1, Dir: "s3://b/ck"}},
+			want: CheckpointConfig{Interval: ms(30000), Timeout: ms(600000), MaxConcurrent: 1, NumRetained: 1, Dir: "s3://b/ck"}},
 		{name: "every option", settings: map[string]string{
 			"execution.checkpointing.interval":                     "10 s",
 			"execution.checkpointing.timeout":                      "1 min",
@@ -32,16 +29,16 @@ func TestResolveCheckpointing(t *testing.T) {
 			"execution.checkpointing.mode":                         "at_least_once",
 			"state.checkpoints.num-retained":                       "5",
 			"state.checkpoints.dir":                                "file:///tmp/ck",
-		}, want: &braidv1.CheckpointConfig{IntervalMs: 10000, TimeoutMs: 60000, MinPauseMs: 500, MaxConcurrent: 2,
+		}, want: CheckpointConfig{Interval: ms(10000), Timeout: ms(60000), MinPause: ms(500), MaxConcurrent: 2,
 			TolerableFailed: 3, AtLeastOnce: true, NumRetained: 5, Dir: "file:///tmp/ck"}},
 		{name: "flink 2 keys win", settings: map[string]string{
 			"state.checkpoints.num-retained": "5", "execution.checkpointing.num-retained": "7",
 			"state.checkpoints.dir": "/a", "execution.checkpointing.dir": "/b",
-		}, want: &braidv1.CheckpointConfig{TimeoutMs: 600000, MaxConcurrent: 1, NumRetained: 7, Dir: "/b"}},
+		}, want: CheckpointConfig{Timeout: ms(600000), MaxConcurrent: 1, NumRetained: 7, Dir: "/b"}},
 		{name: "plain number is ms", settings: map[string]string{"execution.checkpointing.interval": "1500"},
-			want: &braidv1.CheckpointConfig{IntervalMs: 1500, TimeoutMs: 600000, MaxConcurrent: 1, NumRetained: 1}},
+			want: CheckpointConfig{Interval: ms(1500), Timeout: ms(600000), MaxConcurrent: 1, NumRetained: 1}},
 		{name: "zero disables a cluster default", defaults: cluster, settings: map[string]string{"execution.checkpointing.interval": "0"},
-			want: &braidv1.CheckpointConfig{TimeoutMs: 600000, MaxConcurrent: 1, NumRetained: 1, Dir: "s3://b/ck"}},
+			want: CheckpointConfig{Timeout: ms(600000), MaxConcurrent: 1, NumRetained: 1, Dir: "s3://b/ck"}},
 		{name: "bad duration", settings: map[string]string{"execution.checkpointing.interval": "10 x"},
 			err: "invalid value '10 x' for 'execution.checkpointing.interval': invalid duration '10 x': unknown unit 'x'"},
 		{name: "interval too small", settings: map[string]string{"execution.checkpointing.interval": "5ms"},
@@ -54,9 +51,9 @@ func TestResolveCheckpointing(t *testing.T) {
 			err: "invalid value '0' for 'state.checkpoints.num-retained': it must be an integer of at least 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var before *braidv1.CheckpointConfig
+			var before CheckpointConfig
 			if tc.defaults != nil {
-				before = proto.Clone(tc.defaults).(*braidv1.CheckpointConfig)
+				before = *tc.defaults
 			}
 			got, err := ResolveCheckpointing(tc.settings, tc.defaults)
 			if tc.err != "" {
@@ -68,41 +65,41 @@ func TestResolveCheckpointing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !proto.Equal(got, tc.want) {
-				t.Errorf("got %v\nwant %v", got, tc.want)
+			if got != tc.want {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
-			if tc.defaults != nil && !proto.Equal(before, tc.defaults) {
+			if tc.defaults != nil && before != *tc.defaults {
 				t.Errorf("defaults modified: %v", tc.defaults)
 			}
 		})
 	}
-	if !proto.Equal(flink, DefaultCheckpointConfig()) {
-		t.Error("DefaultCheckpointConfig is shared")
+	if flink != DefaultCheckpointConfig() {
+		t.Error("DefaultCheckpointConfig changed")
 	}
 }
 
 func TestResolveRestartStrategy(t *testing.T) {
-	expDefault := &braidv1.RestartStrategy{Type: "exponential-delay", DelayMs: 1000, MaxDelayMs: 60000, BackoffMultiplier: 1.5,
-		ResetBackoffThresholdMs: 3600000, JitterFactor: 0.1, Attempts: InfiniteAttempts}
+	expDefault := RestartStrategy{Type: "exponential-delay", Delay: ms(1000), MaxDelay: ms(60000), BackoffMultiplier: 1.5,
+		ResetBackoffThreshold: ms(3600000), JitterFactor: 0.1, Attempts: InfiniteAttempts}
 	for _, tc := range []struct {
 		name     string
 		settings map[string]string
 		ckpt     bool
-		want     *braidv1.RestartStrategy
+		want     RestartStrategy
 		err      string
 	}{
-		{name: "unset without checkpoints", want: &braidv1.RestartStrategy{Type: "none"}},
+		{name: "unset without checkpoints", want: RestartStrategy{Type: "none"}},
 		{name: "unset with checkpoints", ckpt: true, want: expDefault},
-		{name: "off", ckpt: true, settings: map[string]string{"restart-strategy.type": "off"}, want: &braidv1.RestartStrategy{Type: "none"}},
-		{name: "disable", settings: map[string]string{"restart-strategy.type": "disable"}, want: &braidv1.RestartStrategy{Type: "none"}},
+		{name: "off", ckpt: true, settings: map[string]string{"restart-strategy.type": "off"}, want: RestartStrategy{Type: "none"}},
+		{name: "disable", settings: map[string]string{"restart-strategy.type": "disable"}, want: RestartStrategy{Type: "none"}},
 		{name: "fixed-delay defaults", settings: map[string]string{"restart-strategy.type": "fixeddelay"},
-			want: &braidv1.RestartStrategy{Type: "fixed-delay", Attempts: 1, DelayMs: 1000}},
+			want: RestartStrategy{Type: "fixed-delay", Attempts: 1, Delay: ms(1000)}},
 		{name: "fixed-delay", settings: map[string]string{"restart-strategy.type": "fixed-delay",
 			"restart-strategy.fixed-delay.attempts": "3", "restart-strategy.fixed-delay.delay": "10 s",
 			"restart-strategy.failure-rate.delay": "1 h"}, // another type's option is ignored
-			want: &braidv1.RestartStrategy{Type: "fixed-delay", Attempts: 3, DelayMs: 10000}},
+			want: RestartStrategy{Type: "fixed-delay", Attempts: 3, Delay: ms(10000)}},
 		{name: "legacy key", settings: map[string]string{"restart-strategy": "fixed-delay"},
-			want: &braidv1.RestartStrategy{Type: "fixed-delay", Attempts: 1, DelayMs: 1000}},
+			want: RestartStrategy{Type: "fixed-delay", Attempts: 1, Delay: ms(1000)}},
 		{name: "exponential-delay", settings: map[string]string{"restart-strategy.type": "exponentialdelay",
 			"restart-strategy.exponential-delay.initial-backoff":               "100 ms",
 			"restart-strategy.exponential-delay.max-backoff":                   "10 s",
@@ -110,15 +107,15 @@ func TestResolveRestartStrategy(t *testing.T) {
 			"restart-strategy.exponential-delay.reset-backoff-threshold":       "5 min",
 			"restart-strategy.exponential-delay.jitter-factor":                 "0",
 			"restart-strategy.exponential-delay.attempts-before-reset-backoff": "4"},
-			want: &braidv1.RestartStrategy{Type: "exponential-delay", DelayMs: 100, MaxDelayMs: 10000, BackoffMultiplier: 2,
-				ResetBackoffThresholdMs: 300000, JitterFactor: 0, Attempts: 4}},
+			want: RestartStrategy{Type: "exponential-delay", Delay: ms(100), MaxDelay: ms(10000), BackoffMultiplier: 2,
+				ResetBackoffThreshold: ms(300000), JitterFactor: 0, Attempts: 4}},
 		{name: "failure-rate defaults", settings: map[string]string{"restart-strategy.type": "failurerate"},
-			want: &braidv1.RestartStrategy{Type: "failure-rate", MaxFailuresPerInterval: 1, FailureRateIntervalMs: 60000, DelayMs: 1000}},
+			want: RestartStrategy{Type: "failure-rate", MaxFailuresPerInterval: 1, FailureRateInterval: ms(60000), Delay: ms(1000)}},
 		{name: "failure-rate", settings: map[string]string{"restart-strategy.type": "failure-rate",
 			"restart-strategy.failure-rate.max-failures-per-interval": "3",
 			"restart-strategy.failure-rate.failure-rate-interval":     "5 min",
 			"restart-strategy.failure-rate.delay":                     "0"},
-			want: &braidv1.RestartStrategy{Type: "failure-rate", MaxFailuresPerInterval: 3, FailureRateIntervalMs: 300000}},
+			want: RestartStrategy{Type: "failure-rate", MaxFailuresPerInterval: 3, FailureRateInterval: ms(300000)}},
 		{name: "bad type", settings: map[string]string{"restart-strategy.type": "always"},
 			err: "invalid value 'always' for 'restart-strategy.type': use none, fixed-delay, exponential-delay or failure-rate"},
 		{name: "bad delay", settings: map[string]string{"restart-strategy.type": "fixed-delay", "restart-strategy.fixed-delay.delay": "soon"},
@@ -141,8 +138,8 @@ func TestResolveRestartStrategy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !proto.Equal(got, tc.want) {
-				t.Errorf("got %v\nwant %v", got, tc.want)
+			if got != tc.want {
+				t.Errorf("got %+v\nwant %+v", got, tc.want)
 			}
 		})
 	}
@@ -188,5 +185,50 @@ func TestEditDistance(t *testing.T) {
 		if got := types.EditDistance(tc.a, tc.b); got != tc.d {
 			t.Errorf("types.EditDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.d)
 		}
+	}
+}
+
+func TestResolveParallelism(t *testing.T) {
+	if n, err := ResolveMaxParallelism(nil); n != types.DefaultMaxParallelism || err != nil {
+		t.Errorf("unset max parallelism: %d, %v", n, err)
+	}
+	if n, err := ResolveMaxParallelism(map[string]string{OptMaxParallelism: " 256 "}); n != 256 || err != nil {
+		t.Errorf("max parallelism 256: %d, %v", n, err)
+	}
+	if _, err := ResolveMaxParallelism(map[string]string{OptMaxParallelism: "2000000000"}); err == nil ||
+		err.Error() != "invalid value '2000000000' for 'pipeline.max-parallelism': it must be an integer from 1 to 32768" {
+		t.Errorf("max parallelism 2e9: %v", err)
+	}
+	for _, tc := range []struct {
+		settings map[string]string
+		want     int
+	}{
+		{nil, 3},
+		{map[string]string{OptParallelism: "5"}, 5},
+		{map[string]string{OptParallelism: "5", OptTableParallelism: "7"}, 7},
+		{map[string]string{OptParallelism: "5", OptTableParallelism: "-1"}, 5},
+	} {
+		if got := ResolveParallelism(tc.settings, 3); got != tc.want {
+			t.Errorf("ResolveParallelism(%v) = %d, want %d", tc.settings, got, tc.want)
+		}
+	}
+}
+
+func TestResolveSession(t *testing.T) {
+	if s, err := ResolveSession(nil); s.TimeZone != "UTC" || err != nil {
+		t.Errorf("unset: %+v, %v", s, err)
+	}
+	if s, err := ResolveSession(map[string]string{OptLocalTimeZone: " +08:00"}); s.TimeZone != "+08:00" || err != nil {
+		t.Errorf("offset: %+v, %v", s, err)
+	}
+	if _, err := ResolveSession(map[string]string{OptLocalTimeZone: "Nowhere/Land"}); err == nil ||
+		!strings.Contains(err.Error(), "invalid time zone 'Nowhere/Land' in table.local-time-zone") {
+		t.Errorf("bad zone: %v", err)
+	}
+	if sp := ResolveSavepointRestore(map[string]string{OptSavepointPath: "/sp", OptSavepointIgnore: "True"}); sp != (SavepointRestore{Path: "/sp", IgnoreUnclaimedState: true}) {
+		t.Errorf("savepoint %+v", sp)
+	}
+	if sp := ResolveSavepointRestore(map[string]string{OptSavepointIgnore: "false"}); sp != (SavepointRestore{}) {
+		t.Errorf("no savepoint %+v", sp)
 	}
 }

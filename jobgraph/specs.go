@@ -1,16 +1,13 @@
 package jobgraph
 
 import (
-	"encoding/json"
-	"fmt"
-
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/types"
 )
 
 // Operator kinds. Each names an operator or source registered with
-// operators.RegisterOperator / RegisterSource, whose config is the JSON of
-// the spec struct beside it.
+// operators.RegisterOperator / RegisterSource, configured by the spec
+// struct beside it (on the wire, that spec's JSON).
 const (
 	KindCalc              = "calc"               // CalcSpec
 	KindJoinInner         = "join_inner"         // JoinSpec
@@ -43,6 +40,11 @@ type CalcSpec struct {
 	OutputSchema types.Schema `json:"output_schema"`
 }
 
+var _ Spec = (*CalcSpec)(nil)
+
+func (*CalcSpec) Kind() string { return KindCalc }
+func (*CalcSpec) Inputs() int  { return 1 }
+
 // JoinSpec configures a regular (unwindowed) equi-join of two changelogs.
 type JoinSpec struct {
 	LeftSchema  types.Schema `json:"left_schema"`
@@ -66,6 +68,18 @@ type JoinSpec struct {
 	RightTTLMs int64 `json:"right_ttl_ms,omitempty"`
 }
 
+var _ Spec = (*JoinSpec)(nil)
+
+// Kind is KindJoinOuter when the join preserves a side, else KindJoinInner.
+func (s *JoinSpec) Kind() string {
+	if s.OuterLeft || s.OuterRight {
+		return KindJoinOuter
+	}
+	return KindJoinInner
+}
+
+func (*JoinSpec) Inputs() int { return 2 }
+
 // IntervalJoinSpec configures an event-time interval join: an equi-join
 // (INNER, or LEFT, RIGHT, FULL OUTER with OuterLeft/OuterRight) whose rows
 // also satisfy LowerMs <= left.rowtime - right.rowtime <= UpperMs (both
@@ -82,6 +96,11 @@ type IntervalJoinSpec struct {
 	UpperMs   int64 `json:"upper_ms"`
 }
 
+var _ Spec = (*IntervalJoinSpec)(nil)
+
+func (*IntervalJoinSpec) Kind() string { return KindJoinInterval }
+func (*IntervalJoinSpec) Inputs() int  { return 2 }
+
 // TemporalJoinSpec configures an event-time temporal join (FOR SYSTEM_TIME
 // AS OF left.rowtime): each left row joins the version of its key in the
 // right (versioned) input valid at the left row's rowtime, INNER or LEFT
@@ -95,6 +114,11 @@ type TemporalJoinSpec struct {
 	RightTime int `json:"right_time"`
 }
 
+var _ Spec = (*TemporalJoinSpec)(nil)
+
+func (*TemporalJoinSpec) Kind() string { return KindJoinTemporal }
+func (*TemporalJoinSpec) Inputs() int  { return 2 }
+
 // NormalizeSpec turns an upsert stream (each row the latest version of its
 // key; -D deletes the key) into a changelog with retractions, keeping the
 // last row of each key: a new key emits +I, a changed row -U old and +U new,
@@ -104,6 +128,11 @@ type NormalizeSpec struct {
 	Schema types.Schema `json:"schema"`
 	Keys   []int        `json:"keys"`
 }
+
+var _ Spec = (*NormalizeSpec)(nil)
+
+func (*NormalizeSpec) Kind() string { return KindNormalize }
+func (*NormalizeSpec) Inputs() int  { return 1 }
 
 // Aggregate functions of AggCall.Func.
 const (
@@ -145,6 +174,11 @@ type GroupAggSpec struct {
 	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
+var _ Spec = (*GroupAggSpec)(nil)
+
+func (*GroupAggSpec) Kind() string { return KindGroupAggregate }
+func (*GroupAggSpec) Inputs() int  { return 1 }
+
 // SortKey is one ORDER BY key of a RankSpec. NULL sorts first ascending and
 // last descending, as Flink's default null direction has it, unless
 // NullsFirst/NullsLast say otherwise.
@@ -172,6 +206,11 @@ type RankSpec struct {
 	InputRetracts bool `json:"input_retracts,omitempty"`
 }
 
+var _ Spec = (*RankSpec)(nil)
+
+func (*RankSpec) Kind() string { return KindRank }
+func (*RankSpec) Inputs() int  { return 1 }
+
 // WatermarkAssignerSpec generates the watermarks of a table with a
 // WATERMARK FOR declaration. Rows pass through unchanged; a NULL rowtime
 // fails the job.
@@ -185,6 +224,11 @@ type WatermarkAssignerSpec struct {
 	// Text is the expression's SQL text, for plans and errors.
 	Text string `json:"text,omitempty"`
 }
+
+var _ Spec = (*WatermarkAssignerSpec)(nil)
+
+func (*WatermarkAssignerSpec) Kind() string { return KindWatermarkAssigner }
+func (*WatermarkAssignerSpec) Inputs() int  { return 1 }
 
 // Window kinds of WindowSpec.Kind.
 const (
@@ -219,6 +263,11 @@ type WindowAggSpec struct {
 	OutputSchema types.Schema `json:"output_schema"`
 }
 
+var _ Spec = (*WindowAggSpec)(nil)
+
+func (*WindowAggSpec) Kind() string { return KindWindowAggregate }
+func (*WindowAggSpec) Inputs() int  { return 1 }
+
 // ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES
 // produces. Each row holds one expression per column, already cast to the
 // column's type. Only subtask 0 emits.
@@ -227,10 +276,20 @@ type ValuesSpec struct {
 	Rows   [][]*expr.Expr `json:"rows"`
 }
 
+var _ Spec = (*ValuesSpec)(nil)
+
+func (*ValuesSpec) Kind() string { return KindValues }
+func (*ValuesSpec) Inputs() int  { return 0 }
+
 // CollectSpec sends its input to the client through operators.Context.Results.
 type CollectSpec struct {
 	Schema types.Schema `json:"schema"`
 }
+
+var _ Spec = (*CollectSpec)(nil)
+
+func (*CollectSpec) Kind() string { return KindCollect }
+func (*CollectSpec) Inputs() int  { return 1 }
 
 // ManagedSourceSpec reads a managed table from the cluster's default log.
 type ManagedSourceSpec struct {
@@ -240,11 +299,21 @@ type ManagedSourceSpec struct {
 	Bounded bool `json:"bounded"`
 }
 
+var _ Spec = (*ManagedSourceSpec)(nil)
+
+func (*ManagedSourceSpec) Kind() string { return KindManagedSource }
+func (*ManagedSourceSpec) Inputs() int  { return 0 }
+
 // ManagedSinkSpec appends to a managed table.
 type ManagedSinkSpec struct {
 	Topic  string       `json:"topic"`
 	Schema types.Schema `json:"schema"`
 }
+
+var _ Spec = (*ManagedSinkSpec)(nil)
+
+func (*ManagedSinkSpec) Kind() string { return KindManagedSink }
+func (*ManagedSinkSpec) Inputs() int  { return 1 }
 
 // Kafka startup modes of KafkaSourceSpec.StartupMode.
 const (
@@ -275,6 +344,11 @@ type KafkaSourceSpec struct {
 	GroupID string `json:"group_id,omitempty"`
 }
 
+var _ Spec = (*KafkaSourceSpec)(nil)
+
+func (*KafkaSourceSpec) Kind() string { return KindKafkaSource }
+func (*KafkaSourceSpec) Inputs() int  { return 0 }
+
 // KafkaSinkSpec appends insert-only rows, one JSON object per record, to one
 // topic of an external Kafka cluster.
 type KafkaSinkSpec struct {
@@ -292,6 +366,11 @@ type KafkaSinkSpec struct {
 	// exactly-once.
 	TransactionalIDPrefix string `json:"transactional_id_prefix,omitempty"`
 }
+
+var _ Spec = (*KafkaSinkSpec)(nil)
+
+func (*KafkaSinkSpec) Kind() string { return KindKafkaSink }
+func (*KafkaSinkSpec) Inputs() int  { return 1 }
 
 // Kafka sink delivery guarantees of KafkaSinkSpec.Guarantee, with Flink's
 // names.
@@ -327,6 +406,11 @@ type DatagenSpec struct {
 	Table string `json:"table,omitempty"`
 }
 
+var _ Spec = (*DatagenSpec)(nil)
+
+func (*DatagenSpec) Kind() string { return KindDatagen }
+func (*DatagenSpec) Inputs() int  { return 0 }
+
 // PrintSpec writes rows to the task manager's standard output as Flink's
 // print connector does: "+I[1, foo]", with an optional identifier prefix.
 type PrintSpec struct {
@@ -335,24 +419,17 @@ type PrintSpec struct {
 	TableName  string       `json:"table_name"`
 }
 
+var _ Spec = (*PrintSpec)(nil)
+
+func (*PrintSpec) Kind() string { return KindPrint }
+func (*PrintSpec) Inputs() int  { return 1 }
+
 // BlackholeSpec discards its input.
 type BlackholeSpec struct {
 	Schema types.Schema `json:"schema"`
 }
 
-// EncodeSpec encodes an operator spec for OperatorSpec.Config.
-func EncodeSpec(spec any) []byte {
-	b, err := json.Marshal(spec)
-	if err != nil {
-		panic(fmt.Sprintf("jobgraph: cannot encode %T: %v", spec, err))
-	}
-	return b
-}
+var _ Spec = (*BlackholeSpec)(nil)
 
-// DecodeSpec decodes an operator's config into spec (a pointer).
-func DecodeSpec(config []byte, spec any) error {
-	if err := json.Unmarshal(config, spec); err != nil {
-		return fmt.Errorf("jobgraph: bad %T config: %w", spec, err)
-	}
-	return nil
-}
+func (*BlackholeSpec) Kind() string { return KindBlackhole }
+func (*BlackholeSpec) Inputs() int  { return 1 }

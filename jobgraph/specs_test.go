@@ -8,8 +8,8 @@ import (
 )
 
 // TestEncodeSpecDeepExpression checks that a calc over a 20,000-term
-// chain 1+1+...+1 encodes (EncodeSpec panicked past 5,000 terms, after a minute),
-// decodes back, and is canonicalized for its uid.
+// chain 1+1+...+1 encodes (EncodeSpec panicked past 5,000 terms, after a
+// minute), decodes back, and is canonicalized for its uid.
 func TestEncodeSpecDeepExpression(t *testing.T) {
 	one := expr.Literal(int64(1), types.Int.WithNullable(false))
 	e := one
@@ -19,12 +19,16 @@ func TestEncodeSpecDeepExpression(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	spec := CalcSpec{Projections: []*expr.Expr{e}, OutputSchema: types.Schema{{Name: "x", Type: e.Type}}}
-	config := EncodeSpec(spec)
-	var back CalcSpec
-	if err := DecodeSpec(config, &back); err != nil {
+	spec := &CalcSpec{Projections: []*expr.Expr{e}, OutputSchema: types.Schema{{Name: "x", Type: e.Type}}}
+	config, err := encodeSpec(spec)
+	if err != nil {
 		t.Fatal(err)
 	}
+	decoded, err := decodeSpec(KindCalc, config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := decoded.(*CalcSpec)
 	n := 0
 	for x := back.Projections[0]; x.Op == expr.OpCall; x = x.Args[0] {
 		n++

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"sort"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
 )
 
 // UIDLength is the number of hex digits of an operator uid.
@@ -28,7 +28,7 @@ var tuningFields = map[string]bool{
 }
 
 // AssignUIDs gives every operator of g that has no uid a stable one, derived
-// from the plan's structure: a hash of the operator's kind, its spec
+// from the plan's structure: a hash of the operator's kind, its spec's JSON
 // without tuning fields (tuningFields), and the uids of its inputs (the
 // previous operator of its chain, or the last operator of each vertex that
 // feeds its vertex, by input index, with the key columns of hash edges).
@@ -37,60 +37,63 @@ var tuningFields = map[string]bool{
 // uids. Operators that would collide (the same scan twice) are numbered in
 // graph order. Uids already set are kept: they are overrides.
 //
-// AssignUIDs fails on a graph with a cycle.
-func AssignUIDs(g *braidv1.JobGraph) error {
+// NB: the hash reads the JSON the spec encodes to on the wire: a uid
+// changes when that JSON does, and checkpoints restore by uid.
+//
+// AssignUIDs fails on a graph with a cycle or a spec that does not encode;
+// g's edges must reference its vertices (Validate).
+func AssignUIDs(g *Graph) error {
 	order, err := topoOrder(g)
 	if err != nil {
 		return err
 	}
-	inputs := map[int32][]*braidv1.Edge{}
-	for _, e := range g.Edges {
-		inputs[e.Target] = append(inputs[e.Target], e)
-	}
 	seen := map[string]bool{}
 	for _, v := range g.Vertices {
 		for _, op := range v.Chain {
-			if op.Uid != "" {
-				seen[op.Uid] = true
+			if op.UID != "" {
+				seen[op.UID] = true
 			}
 		}
 	}
-	last := map[int32]string{} // vertex id -> uid of its last operator
+	last := make([]string, len(g.Vertices)) // vertex id -> uid of its last operator
 	for _, v := range order {
 		var prev []string
-		es := inputs[v.Id]
+		es := g.InputsOf(v.ID)
 		sort.SliceStable(es, func(a, b int) bool { return es[a].TargetInput < es[b].TargetInput })
 		for _, e := range es {
 			in := fmt.Sprintf("in%d=%s", e.TargetInput, last[e.Source])
-			if e.Partitioning == braidv1.Partitioning_PARTITIONING_HASH {
+			if e.Partitioning == types.PartitionHash {
 				in += fmt.Sprintf(" keys=%v", e.KeyColumns)
 			}
 			prev = append(prev, in)
 		}
 		for _, op := range v.Chain {
-			if op.Uid == "" {
-				base := operatorHash(op, prev)
-				uid := base
-				for n := 1; seen[uid]; n++ {
-					uid = operatorHash(op, append(prev, fmt.Sprint("dup", n)))
+			if op.UID == "" {
+				config, err := encodeSpec(op.Spec)
+				if err != nil {
+					return fmt.Errorf("jobgraph: vertex %d (%s), operator %s: %w", v.ID, v.Name, op.Name, err)
 				}
-				op.Uid = uid
+				uid := operatorHash(op.Kind(), config, prev)
+				for n := 1; seen[uid]; n++ {
+					uid = operatorHash(op.Kind(), config, append(prev, fmt.Sprint("dup", n)))
+				}
+				op.UID = uid
 				seen[uid] = true
 			}
-			prev = []string{"in0=" + op.Uid}
+			prev = []string{"in0=" + op.UID}
 		}
 		if len(v.Chain) > 0 {
-			last[v.Id] = v.Chain[len(v.Chain)-1].Uid
+			last[v.ID] = v.Chain[len(v.Chain)-1].UID
 		}
 	}
 	return nil
 }
 
 // operatorHash hashes an operator's kind, structural spec and inputs.
-func operatorHash(op *braidv1.OperatorSpec, inputs []string) string {
+func operatorHash(kind string, config []byte, inputs []string) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "kind=%s\n", op.Kind)
-	h.Write(structuralSpec(op.Config))
+	fmt.Fprintf(h, "kind=%s\n", kind)
+	h.Write(structuralSpec(config))
 	for _, in := range inputs {
 		fmt.Fprintf(h, "\n%s", in)
 	}
@@ -117,31 +120,27 @@ func structuralSpec(config []byte) []byte {
 }
 
 // topoOrder returns g's vertices so that every vertex follows the vertices
-// feeding it; among ready vertices, lower ids first.
-func topoOrder(g *braidv1.JobGraph) ([]*braidv1.Vertex, error) {
-	byID := map[int32]*braidv1.Vertex{}
-	indeg := map[int32]int{}
-	outs := map[int32][]int32{}
-	for _, v := range g.Vertices {
-		byID[v.Id] = v
-		indeg[v.Id] += 0
-	}
+// feeding it; among ready vertices, lower ids first. It fails on a cycle.
+// Edges must reference existing vertices.
+func topoOrder(g *Graph) ([]*Vertex, error) {
+	indeg := make([]int, len(g.Vertices))
+	outs := make([][]int, len(g.Vertices))
 	for _, e := range g.Edges {
 		indeg[e.Target]++
 		outs[e.Source] = append(outs[e.Source], e.Target)
 	}
-	var ready []int32
-	for _, v := range g.Vertices {
-		if indeg[v.Id] == 0 {
-			ready = append(ready, v.Id)
+	var ready []int
+	for id, n := range indeg {
+		if n == 0 {
+			ready = append(ready, id)
 		}
 	}
-	var order []*braidv1.Vertex
+	var order []*Vertex
 	for len(ready) > 0 {
-		sort.Slice(ready, func(a, b int) bool { return ready[a] < ready[b] })
+		sort.Ints(ready)
 		id := ready[0]
 		ready = ready[1:]
-		order = append(order, byID[id])
+		order = append(order, g.Vertices[id])
 		for _, t := range outs[id] {
 			indeg[t]--
 			if indeg[t] == 0 {
@@ -155,11 +154,11 @@ func topoOrder(g *braidv1.JobGraph) ([]*braidv1.Vertex, error) {
 	return order, nil
 }
 
-// OperatorUID returns op's uid, or for a graph planned before uids existed
-// the runtime's fallback "v<vertex>-<index>".
-func OperatorUID(vertex int32, index int, op *braidv1.OperatorSpec) string {
-	if op.Uid != "" {
-		return op.Uid
+// OperatorUID returns the uid of operator i of v's chain, or for a graph
+// planned before uids existed the runtime's fallback "v<vertex>-<index>".
+func (v *Vertex) OperatorUID(i int) string {
+	if u := v.Chain[i].UID; u != "" {
+		return u
 	}
-	return fmt.Sprintf("v%d-%d", vertex, index)
+	return fmt.Sprintf("v%d-%d", v.ID, i)
 }

@@ -15,21 +15,22 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/checkpoint"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
 )
 
 // checkpointing reports whether graph takes periodic checkpoints.
-func checkpointing(g *braidv1.JobGraph) bool {
-	return g.GetCheckpoint().GetIntervalMs() > 0
+func checkpointing(g *jobgraph.Graph) bool {
+	return g.Checkpoint.Enabled()
 }
 
 // checkpointStorageURI is where job j keeps its checkpoints: the job's
 // state.checkpoints.dir, else the cluster's --checkpoint-dir, else
 // DataDir/checkpoints; a directory per job under it.
 func (jm *JobManager) checkpointStorageURI(j *Job) string {
-	base := j.graph.GetCheckpoint().GetDir()
+	base := j.graph.Checkpoint.Dir
 	if base == "" {
 		base = jm.cfg.CheckpointDir
 	}
@@ -129,9 +130,9 @@ func (j *Job) startCheckpoints() {
 
 // isSourceVertex reports whether v has no inputs: its first operator is a
 // source, which checkpoint triggers go to.
-func isSourceVertex(g *braidv1.JobGraph, v *braidv1.Vertex) bool {
+func isSourceVertex(g *jobgraph.Graph, v *jobgraph.Vertex) bool {
 	for _, e := range g.Edges {
-		if e.Target == v.Id {
+		if e.Target == v.ID {
 			return false
 		}
 	}
@@ -249,14 +250,14 @@ func (r *checkpointRun) open(ctx context.Context, tasks, sources []checkpoint.Ta
 		st.Close()
 		return err
 	}
-	cfg := r.j.graph.GetCheckpoint()
+	cfg := r.j.graph.Checkpoint
 	ccfg := checkpoint.Config{
-		Interval:        time.Duration(cfg.GetIntervalMs()) * time.Millisecond,
-		Timeout:         time.Duration(cfg.GetTimeoutMs()) * time.Millisecond,
-		MinPause:        time.Duration(cfg.GetMinPauseMs()) * time.Millisecond,
-		MaxConcurrent:   int(cfg.GetMaxConcurrent()),
-		TolerableFailed: int(cfg.GetTolerableFailed()),
-		NumRetained:     int(cfg.GetNumRetained()),
+		Interval:        cfg.Interval,
+		Timeout:         cfg.Timeout,
+		MinPause:        cfg.MinPause,
+		MaxConcurrent:   cfg.MaxConcurrent,
+		TolerableFailed: cfg.TolerableFailed,
+		NumRetained:     cfg.NumRetained,
 		NextID:          r.j.nextCheckpointID(),
 	}
 	r.coord = checkpoint.NewCoordinator(ccfg, tasks, sources, retained, time.Now())
@@ -495,7 +496,7 @@ func (jm *JobManager) checkpointSummary(ctx context.Context, j *Job) *braidv1.Ch
 		return nil
 	}
 	j.mu.Lock()
-	sum := &braidv1.CheckpointSummary{IntervalMs: j.graph.GetCheckpoint().GetIntervalMs(), Attempt: j.mu.attempt, Restarts: j.mu.lc.Restarts()}
+	sum := &braidv1.CheckpointSummary{IntervalMs: j.graph.Checkpoint.Interval.Milliseconds(), Attempt: j.mu.attempt, Restarts: j.mu.lc.Restarts()}
 	j.mu.Unlock()
 	if cp, ok, err := jm.store.LatestCheckpoint(ctx, j.id); err == nil && ok {
 		sum.LatestId, sum.LatestUnixMs = cp.ID, cp.CompletedUnixMs

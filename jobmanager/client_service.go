@@ -88,7 +88,9 @@ func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJo
 	}
 	resp := &braidv1.DescribeJobResponse{Job: s.jm.summary(rec)}
 	if j := s.jm.job(req.JobId); j != nil {
-		resp.Graph = j.graph
+		if resp.Graph, err = j.graph.Proto(); err != nil {
+			return nil, status.Errorf(codes.Internal, "job %s: %v", j.id, err)
+		}
 		resp.Subtasks = j.subtaskInfos()
 		resp.Checkpoints = s.jm.checkpointSummary(ctx, j)
 		return resp, nil

@@ -60,7 +60,7 @@ type Config struct {
 	// Checkpoint is the cluster's default checkpointing configuration, which
 	// a session's execution.checkpointing.* options override; nil means
 	// Flink's defaults (checkpoints disabled).
-	Checkpoint *braidv1.CheckpointConfig
+	Checkpoint *jobgraph.CheckpointConfig
 	// CheckpointOptions give the cluster's defaults as job options
 	// (execution.checkpointing.* and state.checkpoints.num-retained, with
 	// Flink's values, as the jobmanager command's flags carry them); New
@@ -97,7 +97,7 @@ func (c *Config) setDefaults() error {
 		if err != nil {
 			return fmt.Errorf("jobmanager: checkpoint defaults: %w", err)
 		}
-		c.Checkpoint = cp
+		c.Checkpoint = &cp
 	}
 	if c.Listen == "" {
 		c.Listen = DefaultListen

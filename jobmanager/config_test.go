@@ -3,6 +3,7 @@ package jobmanager
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCheckpointOptionsResolved checks that the cluster's checkpoint
@@ -16,7 +17,7 @@ func TestCheckpointOptionsResolved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cp := jm.cfg.Checkpoint; cp.GetIntervalMs() != 10_000 || !cp.GetAtLeastOnce() || cp.GetTimeoutMs() != 600_000 {
+	if cp := jm.cfg.Checkpoint; cp.Interval != 10*time.Second || !cp.AtLeastOnce || cp.Timeout != 10*time.Minute {
 		t.Fatalf("resolved defaults: %v", cp)
 	}
 	_, err = New(Config{DataDir: t.TempDir(), CheckpointOptions: map[string]string{"execution.checkpointing.mode": "bogus"}})

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -530,25 +529,12 @@ func (x *execution) reset(st *ast.ResetStmt) error {
 
 // planner returns a planner over the session's catalog and settings.
 func (x *execution) planner() (*planner.Planner, error) {
-	opts := planner.Options{Config: map[string]string{}, Follow: x.follow, Checkpoint: x.g.jm.cfg.Checkpoint}
+	// NB: the planner resolves the settings; the cluster gives the
+	// parallelism of a session that sets none.
+	opts := planner.Options{Config: map[string]string{}, Follow: x.follow, Checkpoint: x.g.jm.cfg.Checkpoint,
+		Parallelism: scheduler.DefaultParallelism(x.g.jm.SlotsSnapshot())}
 	for k, v := range x.s.config {
 		opts.Config[k] = v
-	}
-	par := 0
-	for _, k := range []string{"table.exec.resource.default-parallelism", "parallelism.default"} {
-		if v, ok := x.s.config[k]; ok {
-			if n, err := strconv.Atoi(v); err == nil && n > 0 {
-				par = n
-				break
-			}
-		}
-	}
-	if par == 0 {
-		par = scheduler.DefaultParallelism(x.g.jm.SlotsSnapshot())
-	}
-	opts.Parallelism = par
-	if v, ok := x.s.config["pipeline.max-parallelism"]; ok {
-		opts.MaxParallelism, _ = strconv.Atoi(v)
 	}
 	return &planner.Planner{Catalog: x.s, Connectors: x.g.resolverFor(), Options: opts}, nil
 }
@@ -604,12 +590,13 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	if err != nil {
 		return err
 	}
-	plan.Graph.Name = "collect"
+	g := plan.Graph
+	g.Name = "collect"
 	// The schema goes out before the job starts, so the relay below never
 	// waits: SubmitJob may deliver rows, or the end of a job that failed to
 	// deploy, before it returns.
-	plan.Graph.JobId = NewJobID()
-	schema := &braidv1.ResultSchema{Changelog: true, JobId: plan.Graph.JobId, TimeZone: x.s.config["table.local-time-zone"]}
+	g.JobID = NewJobID()
+	schema := &braidv1.ResultSchema{Changelog: true, JobId: g.JobID, TimeZone: g.Session.TimeZone}
 	for _, f := range plan.Result {
 		schema.Columns = append(schema.Columns, &braidv1.ResultColumn{Name: f.Name, Type: f.Type.String()})
 	}
@@ -625,7 +612,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 		}
 		return x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Batch{Batch: &braidv1.ResultBatch{ArrowIpc: b}}})
 	}
-	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, relay)
+	job, err := x.g.jm.SubmitJob(ctx, g, relay)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
 	"github.com/braidflow/braid/types"
@@ -61,7 +62,7 @@ type subtaskState struct {
 type Job struct {
 	jm      *JobManager
 	id      string
-	graph   *braidv1.JobGraph
+	graph   *jobgraph.Graph
 	startMs int64
 	done    chan struct{}
 
@@ -105,10 +106,10 @@ type Job struct {
 	}
 }
 
-func newJob(jm *JobManager, graph *braidv1.JobGraph, placements []*braidv1.Placement, results ResultHandler) *Job {
+func newJob(jm *JobManager, graph *jobgraph.Graph, placements []*braidv1.Placement, results ResultHandler) *Job {
 	j := &Job{
 		jm:      jm,
-		id:      graph.JobId,
+		id:      graph.JobID,
 		graph:   graph,
 		startMs: time.Now().UnixMilli(),
 		done:    make(chan struct{}),
@@ -226,14 +227,7 @@ func subtaskEnded(s braidv1.TaskState) bool {
 	return false
 }
 
-func (j *Job) vertex(id int32) *braidv1.Vertex {
-	for _, v := range j.graph.Vertices {
-		if v.Id == id {
-			return v
-		}
-	}
-	return nil
-}
+func (j *Job) vertex(id int32) *jobgraph.Vertex { return j.graph.Vertex(int(id)) }
 
 // finish moves the job to a terminal status, once: later calls do nothing.
 // It records the status in etcd, ends the result stream, cancels the job on

@@ -446,23 +446,25 @@ func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 // beginning when it has none), once task managers register.
 // Otherwise resumeJob returns why it cannot be resumed.
 func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (string, error) {
-	var g braidv1.JobGraph
-	if err := proto.Unmarshal(rec.Graph, &g); err != nil {
+	var pg braidv1.JobGraph
+	if err := proto.Unmarshal(rec.Graph, &pg); err != nil {
+		return "the job manager restarted and could not read the job's graph: " + err.Error(), nil
+	}
+	g, err := jobgraph.FromProto(&pg)
+	if err != nil {
 		return "the job manager restarted and could not read the job's graph: " + err.Error(), nil
 	}
 	for _, v := range g.Vertices {
-		for _, op := range v.Chain {
-			if op.Kind == jobgraph.KindCollect {
-				return "the job manager restarted while the job streamed its rows to a client", nil
-			}
+		if v.HasKind(jobgraph.KindCollect) {
+			return "the job manager restarted while the job streamed its rows to a client", nil
 		}
 	}
 	// NB: a job that checkpoints and has no completed checkpoint yet starts
 	// again from the beginning: its transactional sinks committed nothing.
-	if !checkpointing(&g) {
+	if !checkpointing(g) {
 		return "the job manager restarted while the job ran, and the job takes no checkpoints to resume from", nil
 	}
-	j := newJob(jm, &g, nil, nil)
+	j := newJob(jm, g, nil, nil)
 	j.startMs = rec.StartUnixMs
 	// NB: attempts of the resumed job count from this job manager's start
 	// (in seconds), above any attempt the earlier one deployed, so task

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/jobmanager"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/taskmanager"
@@ -122,18 +123,26 @@ func (c *cluster) client(t *testing.T) braidv1.ClientServiceClient {
 	return braidv1.NewClientServiceClient(conn)
 }
 
-func graph(vertices ...*braidv1.Vertex) *braidv1.JobGraph {
+// graph is a job of unconnected vertices; build decides what each runs.
+func graph(vertices ...*jobgraph.Vertex) *jobgraph.Graph {
 	for i, v := range vertices {
-		v.Id = int32(i)
+		v.ID = i
 	}
-	return &braidv1.JobGraph{Name: "test", Vertices: vertices}
+	g := &jobgraph.Graph{Name: "test", Vertices: vertices}
+	g.ApplyDefaults()
+	return g
 }
 
-func vertex(name string, p int32, kinds ...string) *braidv1.Vertex {
-	v := &braidv1.Vertex{Name: name, Parallelism: p}
-	for _, k := range kinds {
-		v.Chain = append(v.Chain, &braidv1.OperatorSpec{Kind: k})
-	}
+// vertex is a source vertex at parallelism p.
+func vertex(name string, p int) *jobgraph.Vertex {
+	return &jobgraph.Vertex{Name: name, Parallelism: p,
+		Chain: []*jobgraph.Operator{{Name: "values", Spec: &jobgraph.ValuesSpec{}}}}
+}
+
+// sinkVertex is a source vertex whose chain ends in a collect sink.
+func sinkVertex(name string) *jobgraph.Vertex {
+	v := vertex(name, 1)
+	v.Chain = append(v.Chain, &jobgraph.Operator{Name: "collect", Spec: &jobgraph.CollectSpec{}})
 	return v
 }
 
@@ -189,7 +198,7 @@ func TestJobFinishesAndDeliversResults(t *testing.T) {
 	c := startCluster(t, 2)
 	ctx := context.Background()
 	var res collector
-	g := graph(vertex("source", 2), vertex("pass", 2), vertex("sink", 1, "collect"))
+	g := graph(vertex("source", 2), vertex("pass", 2), sinkVertex("sink"))
 	j, err := c.jm.SubmitJob(ctx, g, res.handle)
 	if err != nil {
 		t.Fatal(err)
@@ -322,7 +331,7 @@ func TestLostTaskManager(t *testing.T) {
 		t.Fatal(err)
 	}
 	var res collector
-	j2, err := c.jm.SubmitJob(ctx, graph(vertex("source", 2), vertex("sink", 1, "collect")), res.handle)
+	j2, err := c.jm.SubmitJob(ctx, graph(vertex("source", 2), sinkVertex("sink")), res.handle)
 	if err != nil {
 		t.Fatal(err)
 	}

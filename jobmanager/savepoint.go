@@ -23,12 +23,6 @@ import (
 	"github.com/braidflow/braid/scheduler"
 )
 
-// Option keys a job restores from, as Flink names them.
-const (
-	OptionSavepointPath   = "execution.savepoint.path"
-	OptionIgnoreUnclaimed = "execution.savepoint.ignore-unclaimed-state"
-)
-
 // savepointTimeout bounds how long a client waits for a savepoint.
 const savepointTimeout = 10 * time.Minute
 
@@ -269,12 +263,13 @@ func isCheckpointDir(name string) bool {
 	return false
 }
 
-// initialRestore is the restore of a job's first attempt: the savepoint its
-// execution.savepoint.path names, nil without one. It reads the manifest
-// and refuses the job when the savepoint holds state that no operator of
-// graph claims, unless execution.savepoint.ignore-unclaimed-state is true.
-func (jm *JobManager) initialRestore(ctx context.Context, graph *braidv1.JobGraph) (*braidv1.RestoreSpec, error) {
-	p := graph.Config[OptionSavepointPath]
+// initialRestore is the restore of a job's first attempt: the savepoint
+// graph.Savepoint names (execution.savepoint.path), nil without one. It
+// reads the manifest and refuses the job when the savepoint holds state
+// that no operator of graph claims, unless the graph says to drop it
+// (execution.savepoint.ignore-unclaimed-state).
+func (jm *JobManager) initialRestore(ctx context.Context, graph *jobgraph.Graph) (*braidv1.RestoreSpec, error) {
+	p := graph.Savepoint.Path
 	if p == "" {
 		return nil, nil
 	}
@@ -282,7 +277,7 @@ func (jm *JobManager) initialRestore(ctx context.Context, graph *braidv1.JobGrap
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
 	}
-	ignore := strings.EqualFold(strings.TrimSpace(graph.Config[OptionIgnoreUnclaimed]), "true")
+	ignore := graph.Savepoint.IgnoreUnclaimedState
 	base, key, err := checkpoint.Split(uri)
 	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
@@ -313,15 +308,15 @@ func (jm *JobManager) RescaleJob(ctx context.Context, id string, parallelism int
 	if err != nil {
 		return id, "", err
 	}
-	maxP := int(j.graph.MaxParallelism)
-	if maxP <= 0 {
-		maxP = 128
-	}
+	maxP := j.graph.MaxParallelism
 	if parallelism < 1 || parallelism > maxP {
 		return j.id, "", status.Errorf(codes.InvalidArgument, "parallelism %d is outside 1..%d (the job's max parallelism)", parallelism, maxP)
 	}
 	if why := j.unrestartable(); why != "" {
 		return j.id, "", status.Errorf(codes.FailedPrecondition, "job %s cannot be rescaled: %s", j.id, why)
+	}
+	if err := rescaled(j.graph, parallelism).Validate(); err != nil {
+		return j.id, "", status.Errorf(codes.InvalidArgument, "job %s cannot run at parallelism %d: %v", j.id, parallelism, err)
 	}
 	jobID, path, err = jm.TriggerSavepoint(ctx, j.id, "")
 	if err != nil {
@@ -356,7 +351,11 @@ func (jm *JobManager) RescaleJob(ctx context.Context, id string, parallelism int
 
 // recordGraph rewrites job j's graph and placements in etcd.
 func (jm *JobManager) recordGraph(ctx context.Context, j *Job) error {
-	graph, err := proto.Marshal(j.graph)
+	pg, err := j.graph.Proto()
+	if err != nil {
+		return err
+	}
+	graph, err := proto.Marshal(pg)
 	if err != nil {
 		return err
 	}
@@ -371,19 +370,26 @@ func (jm *JobManager) recordGraph(ctx context.Context, j *Job) error {
 // setParallelism sets every vertex of g to p except those that must run
 // at parallelism 1 (collect sinks, VALUES sources), and returns the old
 // parallelism of each vertex.
-func setParallelism(g *braidv1.JobGraph, p int) []int32 {
-	old := make([]int32, len(g.Vertices))
+func setParallelism(g *jobgraph.Graph, p int) []int {
+	old := make([]int, len(g.Vertices))
 	for i, v := range g.Vertices {
 		old[i] = v.Parallelism
-		keep := false
-		for _, op := range v.Chain {
-			if op.Kind == jobgraph.KindCollect || op.Kind == jobgraph.KindValues {
-				keep = true
-			}
-		}
-		if !keep {
-			v.Parallelism = int32(p)
+		if !v.HasKind(jobgraph.KindCollect) && !v.HasKind(jobgraph.KindValues) {
+			v.Parallelism = p
 		}
 	}
 	return old
+}
+
+// rescaled returns a copy of g, sharing its operators, with the
+// parallelism setParallelism would give it.
+func rescaled(g *jobgraph.Graph, p int) *jobgraph.Graph {
+	c := *g
+	c.Vertices = make([]*jobgraph.Vertex, len(g.Vertices))
+	for i, v := range g.Vertices {
+		cv := *v
+		c.Vertices[i] = &cv
+	}
+	setParallelism(&c, p)
+	return &c
 }

@@ -34,28 +34,30 @@ func NewJobID() string {
 }
 
 // SubmitJob places graph on the live task managers, records it in etcd and
-// deploys it. It assigns graph.JobId when empty; the job manager keeps
-// graph, and the caller must not change it afterwards. Each deploy tells the
-// task managers the default log's current brokers. results receives the collect sink's rows
-// (nil when the job has none, or the caller does not want them); it is
-// installed before any subtask starts, so no byte is lost.
+// deploys it. It refuses a graph that does not pass Validate (a planned
+// graph does) before anything is recorded. It assigns graph.JobID when
+// empty; the job manager keeps graph, and the caller must not change it
+// afterwards. Each deploy tells the task managers the default log's
+// current brokers. results receives the collect sink's rows (nil when the
+// job has none, or the caller does not want them); it is installed before
+// any subtask starts, so no byte is lost.
 //
 // SubmitJob returns once every task manager accepted its subtasks; the job
 // then runs on its own, and Job.Wait reports how it ended. When deployment
 // fails the job is recorded FAILED, its deployed subtasks are canceled, and
 // the error is returned.
-func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, results ResultHandler) (*Job, error) {
-	if err := checkGraph(graph); err != nil {
+func (jm *JobManager) SubmitJob(ctx context.Context, graph *jobgraph.Graph, results ResultHandler) (*Job, error) {
+	if graph == nil {
+		return nil, errors.New("jobmanager: no job graph")
+	}
+	if err := graph.Validate(); err != nil {
 		return nil, err
 	}
-	if graph.JobId == "" {
-		graph.JobId = NewJobID()
+	if graph.JobID == "" {
+		graph.JobID = NewJobID()
 	}
-	if err := types.CheckID("job id", graph.JobId); err != nil {
+	if err := types.CheckID("job id", graph.JobID); err != nil {
 		return nil, status.Error(codes.InvalidArgument, err.Error())
-	}
-	if graph.Config == nil {
-		graph.Config = map[string]string{}
 	}
 
 	if len(jm.pool.Snapshot()) == 0 {
@@ -72,18 +74,18 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 		jm.mu.Unlock()
 		return nil, errors.New("jobmanager: shutting down")
 	}
-	if _, dup := jm.mu.jobs[graph.JobId]; dup {
+	if _, dup := jm.mu.jobs[graph.JobID]; dup {
 		jm.mu.Unlock()
-		return nil, fmt.Errorf("job %s already exists", graph.JobId)
+		return nil, fmt.Errorf("job %s already exists", graph.JobID)
 	}
-	jm.mu.jobs[graph.JobId] = nil
+	jm.mu.jobs[graph.JobID] = nil
 	jm.mu.Unlock()
 
 	// Schedule places with scheduler.Place over the live task managers and
 	// allocates the slots in one step.
-	placements, err := jm.pool.Schedule(graph.JobId, graph)
+	placements, err := jm.pool.Schedule(graph.JobID, graph)
 	if err != nil {
-		jm.forgetID(graph.JobId)
+		jm.forgetID(graph.JobID)
 		return nil, err
 	}
 	j := newJob(jm, graph, placements, results)
@@ -111,26 +113,6 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *braidv1.JobGraph, re
 	return j, nil
 }
 
-// checkGraph rejects graphs the job manager cannot run.
-func checkGraph(g *braidv1.JobGraph) error {
-	if g == nil || len(g.Vertices) == 0 {
-		return errors.New("jobmanager: job graph has no vertices")
-	}
-	for _, v := range g.Vertices {
-		if v.Parallelism < 0 {
-			return fmt.Errorf("jobmanager: vertex %d (%s) has negative parallelism %d", v.Id, v.Name, v.Parallelism)
-		}
-		for _, op := range v.Chain {
-			// NB: a collect sink streams one Arrow IPC stream to one client;
-			// several subtasks would interleave several streams.
-			if op.Kind == jobgraph.KindCollect && v.Parallelism > 1 {
-				return fmt.Errorf("jobmanager: vertex %d (%s) holds a collect sink and must run at parallelism 1, not %d", v.Id, v.Name, v.Parallelism)
-			}
-		}
-	}
-	return nil
-}
-
 func (jm *JobManager) forgetID(id string) {
 	jm.mu.Lock()
 	delete(jm.mu.jobs, id)
@@ -138,7 +120,11 @@ func (jm *JobManager) forgetID(id string) {
 }
 
 func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
-	graph, err := proto.Marshal(j.graph)
+	pg, err := j.graph.Proto()
+	if err != nil {
+		return err
+	}
+	graph, err := proto.Marshal(pg)
 	if err != nil {
 		return fmt.Errorf("jobmanager: encode job graph: %w", err)
 	}
@@ -150,7 +136,7 @@ func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
 	// NB: fenced with HA: a job manager deposed while it plans cannot leave
 	// a job behind that the new leader would resume beside its own.
 	return jm.store.PutJobAs(ctx, jm.leadership(), &metastore.JobRecord{
-		ID: j.id, Name: j.graph.Name, SQL: j.graph.Sql, Status: StatusCreated,
+		ID: j.id, Name: j.graph.Name, SQL: j.graph.SQL, Status: StatusCreated,
 		StartUnixMs: j.startMs, Graph: graph, Placements: placements,
 	})
 }
@@ -199,6 +185,10 @@ func (jm *JobManager) deploy(ctx context.Context, j *Job, restore *braidv1.Resto
 	// NB: every job gets checkpoint storage: one without periodic
 	// checkpoints still takes savepoints.
 	storage := jm.checkpointStorageURI(j)
+	graph, err := j.graph.Proto()
+	if err != nil {
+		return err
+	}
 	var (
 		wg   sync.WaitGroup
 		mu   sync.Mutex
@@ -206,7 +196,7 @@ func (jm *JobManager) deploy(ctx context.Context, j *Job, restore *braidv1.Resto
 	)
 	for tmID, refs := range byTM {
 		addr := tmAddrs[tmID]
-		req := &braidv1.DeployTasksRequest{Graph: j.graph, Placements: placements, Deploy: refs, JobManagerAddress: jm.Addr(),
+		req := &braidv1.DeployTasksRequest{Graph: graph, Placements: placements, Deploy: refs, JobManagerAddress: jm.Addr(),
 			Attempt: attempt, Restore: restore, CheckpointStorage: storage, Brokers: jm.Brokers()}
 		wg.Add(1)
 		go func() {

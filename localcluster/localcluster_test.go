@@ -3,7 +3,7 @@ package localcluster_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
+
 	"errors"
 	"sort"
 	"strings"
@@ -21,7 +21,6 @@ import (
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/localcluster"
 	"github.com/braidflow/braid/operators"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -42,6 +41,12 @@ type testRowsSpec struct {
 	Rows    int  `json:"rows"`
 	Forever bool `json:"forever"`
 }
+
+var _ jobgraph.Spec = (*testRowsSpec)(nil)
+
+func (*testRowsSpec) Kind() string    { return "test_rows" }
+func (*testRowsSpec) Inputs() int     { return 0 }
+func (*testRowsSpec) Validate() error { return nil }
 
 type testRows struct {
 	spec    testRowsSpec
@@ -84,7 +89,15 @@ func (s *testRows) Run(ctx context.Context, out operators.Collector) error {
 	return nil
 }
 
-// testPass forwards its input.
+// testPassSpec configures testPass, which forwards its input.
+type testPassSpec struct{}
+
+var _ jobgraph.Spec = (*testPassSpec)(nil)
+
+func (*testPassSpec) Kind() string    { return "test_pass" }
+func (*testPassSpec) Inputs() int     { return 1 }
+func (*testPassSpec) Validate() error { return nil }
+
 type testPass struct{}
 
 func (testPass) Open(*operators.Context) error { return nil }
@@ -95,28 +108,42 @@ func (testPass) EndInput(int, operators.Collector) error { return nil }
 func (testPass) Close() error                            { return nil }
 
 func init() {
-	operators.RegisterSource("test_rows", func(config []byte) (operators.Source, error) {
-		s := &testRows{}
-		return s, json.Unmarshal(config, &s.spec)
+	// NB: the specs travel to the task managers in deploy requests, which
+	// decode them by kind.
+	jobgraph.RegisterSpec("test_rows", func() jobgraph.Spec { return &testRowsSpec{} })
+	jobgraph.RegisterSpec("test_pass", func() jobgraph.Spec { return &testPassSpec{} })
+	operators.RegisterSource("test_rows", func(spec jobgraph.Spec) (operators.Source, error) {
+		s, err := operators.SpecAs[*testRowsSpec](spec)
+		if err != nil {
+			return nil, err
+		}
+		return &testRows{spec: *s}, nil
 	})
-	operators.RegisterOperator("test_pass", func([]byte) (operators.Operator, error) { return testPass{}, nil })
+	operators.RegisterOperator("test_pass", func(spec jobgraph.Spec) (operators.Operator, error) {
+		if _, err := operators.SpecAs[*testPassSpec](spec); err != nil {
+			return nil, err
+		}
+		return testPass{}, nil
+	})
 }
 
 // pipeline is source(p=2) -hash-> pass(p=2) -single-> collect(p=1).
-func pipeline(spec testRowsSpec) *braidv1.JobGraph {
-	return &braidv1.JobGraph{
+func pipeline(spec testRowsSpec) *jobgraph.Graph {
+	g := &jobgraph.Graph{
 		Name:    "pipeline",
 		Bounded: !spec.Forever,
-		Vertices: []*braidv1.Vertex{
-			{Id: 0, Name: "source", Parallelism: 2, Chain: []*braidv1.OperatorSpec{{Kind: "test_rows", Config: jobgraph.EncodeSpec(spec)}}},
-			{Id: 1, Name: "pass", Parallelism: 2, NumInputs: 1, Chain: []*braidv1.OperatorSpec{{Kind: "test_pass"}}},
-			{Id: 2, Name: "sink", Parallelism: 1, NumInputs: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect, Config: jobgraph.EncodeSpec(jobgraph.CollectSpec{Schema: schema})}}},
+		Vertices: []*jobgraph.Vertex{
+			{ID: 0, Name: "source", Parallelism: 2, Chain: []*jobgraph.Operator{{Name: "rows", Spec: &spec}}},
+			{ID: 1, Name: "pass", Parallelism: 2, NumInputs: 1, Chain: []*jobgraph.Operator{{Name: "pass", Spec: &testPassSpec{}}}},
+			{ID: 2, Name: "sink", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{{Name: "collect", Spec: &jobgraph.CollectSpec{Schema: schema}}}},
 		},
-		Edges: []*braidv1.Edge{
-			{Source: 0, Target: 1, Partitioning: braidv1.Partitioning_PARTITIONING_HASH, KeyColumns: []int32{0}},
-			{Source: 1, Target: 2, Partitioning: braidv1.Partitioning_PARTITIONING_SINGLE},
+		Edges: []*jobgraph.Edge{
+			{Source: 0, Target: 1, Partitioning: types.PartitionHash, KeyColumns: []int{0}},
+			{Source: 1, Target: 2, Partitioning: types.PartitionSingle},
 		},
 	}
+	g.ApplyDefaults()
+	return g
 }
 
 type results struct {

@@ -11,12 +11,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindCalc, func(config []byte) (Operator, error) {
-		var spec jobgraph.CalcSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindCalc, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.CalcSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewCalc(spec)
+		return NewCalc(*s)
 	})
 }
 
@@ -73,13 +73,9 @@ func (c *Calc) compile(env *expr.Env) error {
 }
 
 // Open recompiles the expressions in the session's time zone
-// (table.local-time-zone in ctx.Config, UTC by default).
+// (ctx.TimeZone).
 func (c *Calc) Open(ctx *Context) error {
-	env, err := expr.EnvFromConfig(ctx.Config)
-	if err != nil {
-		return err
-	}
-	return c.compile(env)
+	return c.compile(ctx.Env())
 }
 
 // Process filters b, computes the projections over the remaining rows and

@@ -3,6 +3,7 @@ package operators
 import (
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -96,13 +97,16 @@ func TestCalc(t *testing.T) {
 	for _, size := range []int{1, 7, 4096} {
 		for _, zone := range []string{"", "Asia/Tokyo"} {
 			t.Run(fmt.Sprintf("%d/%s", size, zone), func(t *testing.T) {
-				op, err := NewOperator(jobgraph.KindCalc, jobgraph.EncodeSpec(calcSpec(t)))
+				spec := calcSpec(t)
+				op, err := NewOperator(&spec)
 				if err != nil {
 					t.Fatal(err)
 				}
-				ctx := &Context{Config: map[string]string{}}
+				ctx := &Context{}
 				if zone != "" {
-					ctx.Config["table.local-time-zone"] = zone
+					if ctx.TimeZone, err = time.LoadLocation(zone); err != nil {
+						t.Fatal(err)
+					}
 				}
 				if err := op.Open(ctx); err != nil {
 					t.Fatal(err)
@@ -174,9 +178,9 @@ func TestCalcErrors(t *testing.T) {
 	if _, err := NewCalc(spec); err == nil {
 		t.Error("mistyped output column accepted")
 	}
-	spec = calcSpec(t)
-	if err := (&Calc{spec: spec}).Open(&Context{Config: map[string]string{"table.local-time-zone": "Nowhere/Land"}}); err == nil {
-		t.Error("bad time zone accepted")
+	if _, err := SpecAs[*jobgraph.CalcSpec](&jobgraph.JoinSpec{}); err == nil ||
+		err.Error() != "operators: a join_inner operator needs a *jobgraph.CalcSpec, not a *jobgraph.JoinSpec" {
+		t.Errorf("wrong spec type: %v", err)
 	}
 	// A division by zero in a projection fails Process with a clear error.
 	spec = calcSpec(t)

@@ -14,12 +14,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindGroupAggregate, func(config []byte) (Operator, error) {
-		var spec jobgraph.GroupAggSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindGroupAggregate, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.GroupAggSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewGroupAgg(spec)
+		return NewGroupAgg(*s)
 	})
 }
 

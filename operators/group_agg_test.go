@@ -297,7 +297,7 @@ func runAgg(t *testing.T, spec jobgraph.GroupAggSpec, evs []aggEvent, batchSize,
 	const maxPar = 128
 	ops := make([]*GroupAgg, parallelism)
 	for p := range ops {
-		op, err := NewOperator(jobgraph.KindGroupAggregate, jobgraph.EncodeSpec(spec))
+		op, err := NewOperator(&spec)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,12 +13,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindJoinInner, func(config []byte) (Operator, error) {
-		var spec jobgraph.JoinSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindJoinInner, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.JoinSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewInnerJoin(spec)
+		return NewInnerJoin(*s)
 	})
 }
 
@@ -96,11 +96,8 @@ func (j *InnerJoin) Open(ctx *Context) error {
 	j.sides[1].state.SetTTL(time.Duration(j.spec.RightTTLMs)*time.Millisecond, ctx.Now)
 	var residual *expr.Filter
 	if j.spec.Residual != nil {
-		env, err := expr.EnvFromConfig(ctx.Config)
-		if err != nil {
-			return err
-		}
-		if residual, err = expr.CompileFilter(j.spec.Residual, env); err != nil {
+		var err error
+		if residual, err = expr.CompileFilter(j.spec.Residual, ctx.Env()); err != nil {
 			return fmt.Errorf("operators: join condition: %w", err)
 		}
 	}

@@ -187,10 +187,9 @@ func randomEvents(r *rand.Rand, n, keys int) []joinEvent {
 func runJoin(t *testing.T, spec jobgraph.JoinSpec, evs []joinEvent, batchSize, parallelism int, cacheBytes int64) *collector {
 	t.Helper()
 	const maxPar = 128
-	config := jobgraph.EncodeSpec(spec)
 	joins := make([]*InnerJoin, parallelism)
 	for p := range joins {
-		op, err := NewOperator(jobgraph.KindJoinInner, config)
+		op, err := NewOperator(&spec)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -360,8 +359,8 @@ func TestInnerJoinSpecErrors(t *testing.T) {
 			t.Errorf("spec %d accepted", i)
 		}
 	}
-	if _, err := NewOperator(jobgraph.KindJoinInner, []byte("{")); err == nil {
-		t.Error("bad config accepted")
+	if _, err := NewOperator(nil); err == nil {
+		t.Error("an operator without a spec was built")
 	}
 }
 
@@ -373,7 +372,7 @@ func TestJoinStateTTL(t *testing.T) {
 		spec.OuterLeft = kind == jobgraph.KindJoinOuter
 		spec.LeftTTLMs = time.Hour.Milliseconds()
 		spec.RightTTLMs = (24 * time.Hour).Milliseconds()
-		op, err := NewOperator(kind, jobgraph.EncodeSpec(spec))
+		op, err := NewOperator(&spec)
 		if err != nil {
 			t.Fatal(err)
 		}

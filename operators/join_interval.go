@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindJoinInterval, func(config []byte) (Operator, error) {
-		var spec jobgraph.IntervalJoinSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindJoinInterval, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.IntervalJoinSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewIntervalJoin(spec)
+		return NewIntervalJoin(*s)
 	})
 }
 
@@ -136,11 +136,8 @@ func (j *IntervalJoin) Open(ctx *Context) error {
 		return err
 	}
 	if j.spec.Residual != nil {
-		env, err := expr.EnvFromConfig(ctx.Config)
-		if err != nil {
-			return err
-		}
-		if j.residual, err = expr.CompileFilter(j.spec.Residual, env); err != nil {
+		var err error
+		if j.residual, err = expr.CompileFilter(j.spec.Residual, ctx.Env()); err != nil {
 			return fmt.Errorf("operators: join condition: %w", err)
 		}
 	}

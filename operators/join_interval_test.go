@@ -120,7 +120,7 @@ func (c *ijCollector) take() string {
 
 func openIntervalJoin(t *testing.T, spec jobgraph.IntervalJoinSpec, subtask, par int) *IntervalJoin {
 	t.Helper()
-	op, err := NewOperator(jobgraph.KindJoinInterval, jobgraph.EncodeSpec(spec))
+	op, err := NewOperator(&spec)
 	if err != nil {
 		t.Fatal(err)
 	}

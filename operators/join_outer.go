@@ -12,12 +12,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindJoinOuter, func(config []byte) (Operator, error) {
-		var spec jobgraph.JoinSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindJoinOuter, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.JoinSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewOuterJoin(spec)
+		return NewOuterJoin(*s)
 	})
 }
 

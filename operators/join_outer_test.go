@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
 )
 
@@ -120,7 +119,7 @@ func TestOuterJoinAgainstOracle(t *testing.T) {
 					evs := validEvents(r, 120, 4)
 					spec := baseSpec()
 					spec.OuterLeft, spec.OuterRight = kind.left, kind.right
-					op, err := NewOperator(jobgraph.KindJoinOuter, jobgraph.EncodeSpec(spec))
+					op, err := NewOperator(&spec)
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -14,12 +14,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindJoinTemporal, func(config []byte) (Operator, error) {
-		var spec jobgraph.TemporalJoinSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindJoinTemporal, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.TemporalJoinSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewTemporalJoin(spec)
+		return NewTemporalJoin(*s)
 	})
 }
 
@@ -121,11 +121,8 @@ func (j *TemporalJoin) Open(ctx *Context) error {
 		return err
 	}
 	if j.spec.Residual != nil {
-		env, err := expr.EnvFromConfig(ctx.Config)
-		if err != nil {
-			return err
-		}
-		if j.residual, err = expr.CompileFilter(j.spec.Residual, env); err != nil {
+		var err error
+		if j.residual, err = expr.CompileFilter(j.spec.Residual, ctx.Env()); err != nil {
 			return fmt.Errorf("operators: join condition: %w", err)
 		}
 	}

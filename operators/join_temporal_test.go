@@ -37,7 +37,7 @@ func tjSpec(outerLeft bool, residual *expr.Expr) jobgraph.TemporalJoinSpec {
 
 func openTemporalJoin(t *testing.T, spec jobgraph.TemporalJoinSpec, subtask, par int) *TemporalJoin {
 	t.Helper()
-	op, err := NewOperator(jobgraph.KindJoinTemporal, jobgraph.EncodeSpec(spec))
+	op, err := NewOperator(&spec)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,12 +12,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindNormalize, func(config []byte) (Operator, error) {
-		var spec jobgraph.NormalizeSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindNormalize, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.NormalizeSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewNormalize(spec)
+		return NewNormalize(*s)
 	})
 }
 

@@ -40,7 +40,7 @@ func upsertBatch(t *testing.T, rows ...string) types.Batch {
 
 func TestNormalize(t *testing.T) {
 	for _, cache := range []int64{1 << 10, 64 << 20} {
-		op, err := NewOperator(jobgraph.KindNormalize, jobgraph.EncodeSpec(jobgraph.NormalizeSpec{Schema: upsertSchema, Keys: []int{0}}))
+		op, err := NewOperator(&jobgraph.NormalizeSpec{Schema: upsertSchema, Keys: []int{0}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,6 +11,8 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
 )
@@ -104,8 +106,9 @@ type Context struct {
 	// Restore says which checkpoint the operator resumes from, with what
 	// its SnapshotState returned then; the zero value is a fresh start.
 	Restore Restore
-	// Config holds the job's session options (table.local-time-zone, ...).
-	Config map[string]string
+	// TimeZone is the session's time zone (table.local-time-zone), which
+	// the runtime loads once per subtask; nil is UTC.
+	TimeZone *time.Location
 	// Bounded is true when every source should read what exists now and stop.
 	Bounded bool
 	// Checkpointing is true when the job takes periodic checkpoints, so a
@@ -129,6 +132,10 @@ type Context struct {
 	// Tests set it to move time by hand.
 	Now func() time.Time
 }
+
+// Env returns the environment expressions evaluate in: the session's time
+// zone.
+func (c *Context) Env() *expr.Env { return &expr.Env{Location: c.TimeZone} }
 
 // Keyed returns the operator's namespace in the subtask's keyed state and
 // the job's max parallelism (its number of key groups). It fails when the
@@ -167,11 +174,29 @@ type Source interface {
 	Close() error
 }
 
-// OperatorFactory builds an operator from the config the planner encoded.
-type OperatorFactory func(config []byte) (Operator, error)
+// OperatorFactory builds an operator of one kind from its spec, which
+// NewOperator passes as the plan holds it (jobgraph.Graph validated it).
+// A factory takes its spec type with SpecAs and refuses any other.
+type OperatorFactory func(spec jobgraph.Spec) (Operator, error)
 
-// SourceFactory builds a source from the config the planner encoded.
-type SourceFactory func(config []byte) (Source, error)
+// SourceFactory builds a source of one kind from its spec, as
+// OperatorFactory does an operator.
+type SourceFactory func(spec jobgraph.Spec) (Source, error)
+
+// SpecAs returns spec as the spec type P of a factory's kind, or an error
+// naming the type it got: "operators: a calc operator needs a
+// *jobgraph.CalcSpec, not a *jobgraph.JoinSpec".
+func SpecAs[P jobgraph.Spec](spec jobgraph.Spec) (P, error) {
+	p, ok := spec.(P)
+	if !ok {
+		kind := "(no spec)"
+		if spec != nil {
+			kind = spec.Kind()
+		}
+		return p, fmt.Errorf("operators: a %s operator needs a %T, not a %T", kind, p, spec)
+	}
+	return p, nil
+}
 
 var registry struct {
 	sync.Mutex
@@ -206,26 +231,37 @@ func RegisterSource(kind string, f SourceFactory) {
 	registry.sources[kind] = f
 }
 
-// NewOperator builds a registered operator.
-func NewOperator(kind string, config []byte) (Operator, error) {
+// NewOperator builds the registered operator of spec's kind. A kind no
+// package registered (a task manager built without it) is refused,
+// naming the kinds it knows.
+func NewOperator(spec jobgraph.Spec) (Operator, error) {
+	if spec == nil {
+		return nil, errors.New("operators: an operator without a spec")
+	}
+	kind := spec.Kind()
 	registry.Lock()
 	f, ok := registry.operators[kind]
 	registry.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("operators: unknown operator kind %q (known: %v)", kind, Kinds())
 	}
-	return f(config)
+	return f(spec)
 }
 
-// NewSource builds a registered source.
-func NewSource(kind string, config []byte) (Source, error) {
+// NewSource builds the registered source of spec's kind, as NewOperator
+// does an operator.
+func NewSource(spec jobgraph.Spec) (Source, error) {
+	if spec == nil {
+		return nil, errors.New("operators: a source without a spec")
+	}
+	kind := spec.Kind()
 	registry.Lock()
 	f, ok := registry.sources[kind]
 	registry.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("operators: unknown source kind %q (known: %v)", kind, Kinds())
 	}
-	return f(config)
+	return f(spec)
 }
 
 // IsSource reports whether kind names a registered source.

@@ -15,12 +15,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindRank, func(config []byte) (Operator, error) {
-		var spec jobgraph.RankSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindRank, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.RankSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewRank(spec)
+		return NewRank(*s)
 	})
 }
 

@@ -158,7 +158,7 @@ func openRanks(t *testing.T, spec jobgraph.RankSpec, parallelism int) []*Rank {
 	const maxPar = 128
 	ops := make([]*Rank, parallelism)
 	for p := range ops {
-		op, err := NewOperator(jobgraph.KindRank, jobgraph.EncodeSpec(spec))
+		op, err := NewOperator(&spec)
 		if err != nil {
 			t.Fatal(err)
 		}

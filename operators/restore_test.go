@@ -336,14 +336,15 @@ func testRestore(t *testing.T, make func(r *rand.Rand) *restoreCase) {
 	}
 }
 
-func registered(kind string, spec any) func() (Operator, error) {
-	config := jobgraph.EncodeSpec(spec)
-	return func() (Operator, error) { return NewOperator(kind, config) }
+// registered builds spec's operator through the registry, as the runtime
+// does. The operators share spec: they must not change it.
+func registered(spec jobgraph.Spec) func() (Operator, error) {
+	return func() (Operator, error) { return NewOperator(spec) }
 }
 
-func joinRestoreCase(name, kind string, spec jobgraph.JoinSpec, evs []joinEvent, r *rand.Rand) *restoreCase {
+func joinRestoreCase(name string, spec jobgraph.JoinSpec, evs []joinEvent, r *rand.Rand) *restoreCase {
 	return &restoreCase{
-		name: name, newOp: registered(kind, spec), inputs: 2,
+		name: name, newOp: registered(&spec), inputs: 2,
 		keys: [2][]int{spec.LeftKeys, spec.RightKeys},
 		steps: restoreSteps(r, evs, func(e joinEvent) int { return e.input },
 			func(joinEvent) (int64, bool) { return 0, false }, buildBatch),
@@ -352,7 +353,7 @@ func joinRestoreCase(name, kind string, spec jobgraph.JoinSpec, evs []joinEvent,
 
 func TestRestoreInnerJoin(t *testing.T) {
 	testRestore(t, func(r *rand.Rand) *restoreCase {
-		return joinRestoreCase("inner", jobgraph.KindJoinInner, baseSpec(), randomEvents(r, 500, 12), r)
+		return joinRestoreCase("inner", baseSpec(), randomEvents(r, 500, 12), r)
 	})
 }
 
@@ -364,7 +365,7 @@ func TestRestoreOuterJoin(t *testing.T) {
 		testRestore(t, func(r *rand.Rand) *restoreCase {
 			spec := baseSpec()
 			spec.OuterLeft, spec.OuterRight = kind.left, kind.right
-			return joinRestoreCase(kind.name, jobgraph.KindJoinOuter, spec, validEvents(r, 400, 8), r)
+			return joinRestoreCase(kind.name, spec, validEvents(r, 400, 8), r)
 		})
 	}
 }
@@ -400,7 +401,7 @@ func TestRestoreIntervalJoin(t *testing.T) {
 		testRestore(t, func(r *rand.Rand) *restoreCase {
 			spec := ijSpec(c.lower, c.upper, c.outerL, c.outerR)
 			return &restoreCase{
-				name: "interval-" + c.name, newOp: registered(jobgraph.KindJoinInterval, spec), inputs: 2,
+				name: "interval-" + c.name, newOp: registered(&spec), inputs: 2,
 				keys:  [2][]int{{0}, {0}},
 				steps: restoreSteps(r, lateEvents(r, 400, 6), func(e ijEvent) int { return e.input }, ijWatermark, ijBatch),
 			}
@@ -421,7 +422,7 @@ func TestRestoreTemporalJoin(t *testing.T) {
 			}
 			spec := tjSpec(outer, nil)
 			return &restoreCase{
-				name: fmt.Sprintf("temporal-outer=%v", outer), newOp: registered(jobgraph.KindJoinTemporal, spec), inputs: 2,
+				name: fmt.Sprintf("temporal-outer=%v", outer), newOp: registered(&spec), inputs: 2,
 				keys: [2][]int{{0}, {0}},
 				steps: restoreSteps(r, evs, func(e tjEvent) int { return e.input },
 					func(e tjEvent) (int64, bool) { return e.ts, e.wm }, tjBatch),
@@ -441,7 +442,7 @@ func TestRestoreGroupAgg(t *testing.T) {
 			spec := fullAggSpec()
 			spec.InputRetracts = retract
 			return &restoreCase{
-				name: fmt.Sprintf("group-agg-retract=%v", retract), newOp: registered(jobgraph.KindGroupAggregate, spec),
+				name: fmt.Sprintf("group-agg-retract=%v", retract), newOp: registered(&spec),
 				inputs: 1, keys: [2][]int{spec.Keys}, steps: aggRestoreSteps(r, randomAggEvents(r, 500, 8, retract)),
 			}
 		})
@@ -453,7 +454,7 @@ func TestRestoreRank(t *testing.T) {
 		testRestore(t, func(r *rand.Rand) *restoreCase {
 			spec := jobgraph.RankSpec{InputSchema: aggInput, Partition: []int{0}, OrderBy: rankOrder, Limit: 3, InputRetracts: retract}
 			return &restoreCase{
-				name: fmt.Sprintf("rank-retract=%v", retract), newOp: registered(jobgraph.KindRank, spec),
+				name: fmt.Sprintf("rank-retract=%v", retract), newOp: registered(&spec),
 				inputs: 1, keys: [2][]int{spec.Partition}, steps: aggRestoreSteps(r, randomAggEvents(r, 500, 6, retract)),
 			}
 		})
@@ -476,7 +477,7 @@ func TestRestoreWindowAgg(t *testing.T) {
 				return winBatch(rows...)
 			}
 			return &restoreCase{
-				name: fmt.Sprintf("window-%v", w.Kind), newOp: registered(jobgraph.KindWindowAggregate, spec),
+				name: fmt.Sprintf("window-%v", w.Kind), newOp: registered(&spec),
 				inputs: 1, keys: [2][]int{spec.Keys},
 				steps: restoreSteps(r, lateEvents(r, 500, 8), func(ijEvent) int { return 0 }, ijWatermark, build),
 			}
@@ -537,7 +538,7 @@ func TestRestoreNormalize(t *testing.T) {
 	testRestore(t, func(r *rand.Rand) *restoreCase {
 		spec := jobgraph.NormalizeSpec{Schema: upsertSchema, Keys: []int{0}}
 		return &restoreCase{
-			name: "normalize", newOp: registered(jobgraph.KindNormalize, spec), inputs: 1, keys: [2][]int{spec.Keys},
+			name: "normalize", newOp: registered(&spec), inputs: 1, keys: [2][]int{spec.Keys},
 			steps: restoreSteps(r, upsertEvents(r, 500, 10), func(upsertEvent) int { return 0 },
 				func(upsertEvent) (int64, bool) { return 0, false }, upsertEventBatch),
 		}
@@ -550,7 +551,7 @@ func TestRestoreNormalize(t *testing.T) {
 // and the window fires once, as in an uninterrupted run.
 func TestRestoreKeepsWatermark(t *testing.T) {
 	spec := windowSpec(jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 1000})
-	c := &restoreCase{name: "window", newOp: registered(jobgraph.KindWindowAggregate, spec), inputs: 1, keys: [2][]int{spec.Keys}}
+	c := &restoreCase{name: "window", newOp: registered(&spec), inputs: 1, keys: [2][]int{spec.Keys}}
 	c.steps = []restoreStep{
 		{b: winBatch(winRow{k: 1, x: 1, ts: 500}, winRow{k: 2, x: 1, ts: 1500})},
 		{wm: 1500},

@@ -12,12 +12,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindWatermarkAssigner, func(config []byte) (Operator, error) {
-		var spec jobgraph.WatermarkAssignerSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindWatermarkAssigner, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.WatermarkAssignerSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewWatermarkAssigner(spec)
+		return NewWatermarkAssigner(*s)
 	})
 }
 
@@ -73,11 +73,7 @@ func (a *WatermarkAssigner) compile(env *expr.Env) error {
 
 // Open compiles the expression in the session's time zone.
 func (a *WatermarkAssigner) Open(ctx *Context) error {
-	env, err := expr.EnvFromConfig(ctx.Config)
-	if err != nil {
-		return err
-	}
-	return a.compile(env)
+	return a.compile(ctx.Env())
 }
 
 // Process checks the rowtimes, emits b, then the new watermark if it rose.

@@ -14,12 +14,12 @@ import (
 )
 
 func init() {
-	RegisterOperator(jobgraph.KindWindowAggregate, func(config []byte) (Operator, error) {
-		var spec jobgraph.WindowAggSpec
-		if err := jobgraph.DecodeSpec(config, &spec); err != nil {
+	RegisterOperator(jobgraph.KindWindowAggregate, func(spec jobgraph.Spec) (Operator, error) {
+		s, err := SpecAs[*jobgraph.WindowAggSpec](spec)
+		if err != nil {
 			return nil, err
 		}
-		return NewWindowAgg(spec)
+		return NewWindowAgg(*s)
 	})
 }
 

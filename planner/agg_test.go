@@ -40,11 +40,8 @@ func TestGroupAggSpec(t *testing.T) {
 		var s *jobgraph.GroupAggSpec
 		for _, v := range pl.Graph.Vertices {
 			for _, o := range v.Chain {
-				if o.Kind == jobgraph.KindGroupAggregate {
-					s = &jobgraph.GroupAggSpec{}
-					if err := jobgraph.DecodeSpec(o.Config, s); err != nil {
-						t.Fatal(err)
-					}
+				if agg, ok := o.Spec.(*jobgraph.GroupAggSpec); ok {
+					s = agg
 				}
 			}
 		}

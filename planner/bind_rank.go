@@ -6,7 +6,6 @@ import (
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
@@ -390,15 +389,15 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	}
 	desc := fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s])",
 		strategy, n.limit, strings.Join(part, ", "), strings.Join(order, ", "))
-	par, p := ph.parallelism, braidv1.Partitioning_PARTITIONING_HASH
+	par, p := ph.parallelism, types.PartitionHash
 	if len(n.partition) == 0 {
-		par, p = 1, braidv1.Partitioning_PARTITIONING_SINGLE
+		par, p = 1, types.PartitionSingle
 	}
 	name := "Rank"
 	if len(n.partition) == 0 {
 		name = "Rank (global)"
 	}
-	v := ph.b.vertex(name, par, 1, op(jobgraph.KindRank, name, spec))
+	v := ph.b.vertex(name, par, 1, op(name, &spec))
 	ph.b.edge(in.vertex, v, 0, p, n.partition)
 	// NB: a Top-N deletes rows that leave the top, whatever its input.
 	s := &stream{vertex: v, schema: in.schema, bounded: in.bounded, changes: desc}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
@@ -248,12 +247,12 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	aggOut := append(append(types.Schema{}, pre[:nk]...), windowColumns(w.input.out[w.timeCol].Type)...)
 	aggOut = append(aggOut, n.out[len(n.keys):]...)
 	spec := jobgraph.WindowAggSpec{InputSchema: in.schema, Keys: keys, Rowtime: rowtime, Window: w.window, Aggs: calls, OutputSchema: aggOut}
-	par, part := ph.parallelism, braidv1.Partitioning_PARTITIONING_HASH
+	par, part := ph.parallelism, types.PartitionHash
 	if nk == 0 {
-		par, part = 1, braidv1.Partitioning_PARTITIONING_SINGLE
+		par, part = 1, types.PartitionSingle
 	}
 	name := fmt.Sprintf("WindowAggregate(window=[%s])", describeWindow(w.window))
-	v := ph.b.vertex(name, par, 1, op(jobgraph.KindWindowAggregate, name, spec))
+	v := ph.b.vertex(name, par, 1, op(name, &spec))
 	ph.b.edge(in.vertex, v, 0, part, keys)
 	s := &stream{vertex: v, schema: aggOut, bounded: in.bounded}
 	// Lay the output out as the aggregate's: its keys in GROUP BY order,

@@ -1,4 +1,5 @@
-// Package planner turns parsed SQL into a JobGraph.
+// Package planner turns parsed SQL into a job graph (jobgraph.Graph), its
+// options resolved and validated.
 //
 // Binding resolves names against the catalog and types every expression
 // (errors carry the line and column of the offending node); the bound query

@@ -1,23 +1,26 @@
 package planner
 
-import (
-	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
-)
+import "github.com/braidflow/braid/jobgraph"
 
-// resolveJobOptions resolves the session's checkpointing and restart
-// options into g's typed fields, once, at plan time: task managers and the
-// job manager's scheduler read g.Checkpoint and g.Restart, never the
-// strings in g.Config.
-func (p *Planner) resolveJobOptions(g *braidv1.JobGraph) error {
-	ck, err := jobgraph.ResolveCheckpointing(p.Options.Config, p.Options.Checkpoint)
+// resolveJobOptions resolves the session's settings into g's typed fields,
+// once, at plan time: checkpointing, the restart strategy, the session
+// settings operators read, and the savepoint to restore from. Nothing
+// downstream reads the settings themselves.
+func (p *Planner) resolveJobOptions(g *jobgraph.Graph) error {
+	settings := p.Options.Config
+	ck, err := jobgraph.ResolveCheckpointing(settings, p.Options.Checkpoint)
 	if err != nil {
 		return &Error{Msg: err.Error()}
 	}
-	rs, err := jobgraph.ResolveRestartStrategy(p.Options.Config, ck.IntervalMs > 0)
+	rs, err := jobgraph.ResolveRestartStrategy(settings, ck.Enabled())
 	if err != nil {
 		return &Error{Msg: err.Error()}
 	}
-	g.Checkpoint, g.Restart = ck, rs
+	session, err := jobgraph.ResolveSession(settings)
+	if err != nil {
+		return &Error{Msg: err.Error()}
+	}
+	g.Checkpoint, g.Restart, g.Session = ck, rs, session
+	g.Savepoint = jobgraph.ResolveSavepointRestore(settings)
 	return nil
 }

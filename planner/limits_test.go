@@ -36,8 +36,12 @@ func planQuery(t testing.TB, q string) int {
 	if err != nil {
 		t.Fatalf("%.60s...: %v", q, err)
 	}
+	pg, err := plan.Graph.Proto()
+	if err != nil {
+		t.Fatal(err)
+	}
 	n := 0
-	for _, v := range plan.Graph.Vertices {
+	for _, v := range pg.Vertices {
 		for _, op := range v.Chain {
 			n += len(op.Config)
 		}

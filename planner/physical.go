@@ -8,7 +8,6 @@ import (
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -19,8 +18,8 @@ type physical struct {
 	parallelism int
 }
 
-func op(kind, name string, spec any) *braidv1.OperatorSpec {
-	return &braidv1.OperatorSpec{Kind: kind, Name: name, Config: jobgraph.EncodeSpec(spec)}
+func op(name string, spec jobgraph.Spec) *jobgraph.Operator {
+	return &jobgraph.Operator{Name: name, Spec: spec}
 }
 
 func (ph *physical) build(n node) (*stream, error) {
@@ -28,7 +27,7 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *scanNode:
 		return ph.buildScan(n)
 	case *valuesNode:
-		s := ph.b.source("Values", 1, op(jobgraph.KindValues, "Values", jobgraph.ValuesSpec{Schema: n.out, Rows: n.rows}), n.out, true)
+		s := ph.b.source("Values", 1, op("Values", &jobgraph.ValuesSpec{Schema: n.out, Rows: n.rows}), n.out, true)
 		return s, nil
 	case *filterNode:
 		if j := joinBelow(n); j != nil {
@@ -135,7 +134,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 		name = "Calc(filter)"
 	}
 	spec := &jobgraph.CalcSpec{InputSchema: s.schema, Filter: filter, Projections: exprs, OutputSchema: out}
-	ns := ph.b.chain(s, int(s.vertex.Parallelism), op(jobgraph.KindCalc, name, spec), out)
+	ns := ph.b.chain(s, s.vertex.Parallelism, op(name, spec), out)
 	ns.calc = spec
 	return ns
 }
@@ -143,7 +142,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 // mergeCalc replaces the calc s ends in with merged.
 func (ph *physical) mergeCalc(s *stream, merged *jobgraph.CalcSpec) *stream {
 	last := s.vertex.Chain[len(s.vertex.Chain)-1]
-	last.Config = jobgraph.EncodeSpec(merged)
+	last.Spec = merged
 	if merged.Filter != nil {
 		last.Name = "Calc(filter)"
 	}
@@ -151,7 +150,7 @@ func (ph *physical) mergeCalc(s *stream, merged *jobgraph.CalcSpec) *stream {
 }
 
 func (ph *physical) buildScan(n *scanNode) (*stream, error) {
-	kind, cfg, maxPar, err := ph.p.Connectors.SourceSpec(n.table, !ph.p.Options.Follow)
+	src, maxPar, err := ph.p.Connectors.SourceSpec(n.table, !ph.p.Options.Follow)
 	if err != nil {
 		return nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("table %s.%s cannot be read: %v", n.table.Database, n.table.Name, err)}
 	}
@@ -160,14 +159,14 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		par = maxPar
 	}
 	name := "Source: " + n.table.Name
-	s := ph.b.source(name, par, &braidv1.OperatorSpec{Kind: kind, Name: name, Config: cfg}, n.phys, sourceBounded(n, !ph.p.Options.Follow))
+	s := ph.b.source(name, par, op(name, src), n.phys, sourceBounded(n, !ph.p.Options.Follow))
 	if keys := upsertKeys(n.table, n.phys); keys != nil {
 		// A managed table with a primary key holds upserts: the latest row
 		// of each key wins. Normalizing them by key yields the changelog
 		// with retractions the rest of the plan expects.
 		spec := jobgraph.NormalizeSpec{Schema: n.phys, Keys: keys}
-		v := ph.b.vertex("ChangelogNormalize", ph.parallelism, 1, op(jobgraph.KindNormalize, "ChangelogNormalize", spec))
-		ph.b.edge(s.vertex, v, 0, braidv1.Partitioning_PARTITIONING_HASH, keys)
+		v := ph.b.vertex("ChangelogNormalize", ph.parallelism, 1, op("ChangelogNormalize", &spec))
+		ph.b.edge(s.vertex, v, 0, types.PartitionHash, keys)
 		keyNames := make([]string, len(keys))
 		for i, k := range keys {
 			keyNames[i] = n.phys[k].Name
@@ -184,7 +183,7 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		text := n.table.Watermark.Expr
 		spec := jobgraph.WatermarkAssignerSpec{InputSchema: n.out, Rowtime: n.rowtime, Watermark: n.watermark, Text: text}
 		name := fmt.Sprintf("WatermarkAssigner(rowtime=[%s], watermark=[%s])", n.out[n.rowtime].Name, text)
-		s = ph.b.chain(s, int(s.vertex.Parallelism), op(jobgraph.KindWatermarkAssigner, name, spec), n.out)
+		s = ph.b.chain(s, s.vertex.Parallelism, op(name, &spec), n.out)
 	}
 	return s, nil
 }
@@ -230,16 +229,16 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 	}
 	// A union is a vertex whose single input is fed by every branch.
 	spec := jobgraph.CalcSpec{InputSchema: n.out, Projections: identity(n.out), OutputSchema: n.out}
-	v := ph.b.vertex("Union", ph.parallelism, 1, op(jobgraph.KindCalc, "Union", spec))
+	v := ph.b.vertex("Union", ph.parallelism, 1, op("Union", &spec))
 	bounded, changes, updatesOnly := true, "", true
 	for _, s := range ins {
 		if s.changes != "" {
 			changes = s.changes
 			updatesOnly = updatesOnly && s.updatesOnly
 		}
-		p := braidv1.Partitioning_PARTITIONING_REBALANCE
+		p := types.PartitionRebalance
 		if s.vertex.Parallelism == v.Parallelism {
-			p = braidv1.Partitioning_PARTITIONING_FORWARD
+			p = types.PartitionForward
 		}
 		ph.b.edge(s.vertex, v, 0, p, nil)
 		bounded = bounded && s.bounded
@@ -428,7 +427,7 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		lt, rt := lmap(iv.leftTime), rmap(iv.rightTime)
 		name := intervalJoinName(n.kindName(), iv, lt, rt)
 		ispec := jobgraph.IntervalJoinSpec{JoinSpec: spec, LeftTime: lt, RightTime: rt, LowerMs: iv.lower, UpperMs: iv.upper}
-		return ph.b.join(name, ph.parallelism, op(jobgraph.KindJoinInterval, name, ispec), ls, rs, lk, rk, out), where, nil
+		return ph.b.join(name, ph.parallelism, op(name, &ispec), ls, rs, lk, rk, out), where, nil
 	}
 	if n.temporal != nil {
 		// A temporal join's output is insert-only: each left row is joined
@@ -436,13 +435,14 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		lt, rt := lmap(n.temporal.leftTime), rmap(n.temporal.rightTime)
 		name := temporalJoinName(n.kindName(), lt, rt)
 		tspec := jobgraph.TemporalJoinSpec{JoinSpec: spec, LeftTime: lt, RightTime: rt}
-		js := ph.b.join(name, ph.parallelism, op(jobgraph.KindJoinTemporal, name, tspec), ls, rs, lk, rk, out)
+		js := ph.b.join(name, ph.parallelism, op(name, &tspec), ls, rs, lk, rk, out)
 		js.changes, js.updatesOnly = "", false
 		return js, where, nil
 	}
-	kind, name := jobgraph.KindJoinInner, "Join"
+	// NB: the spec's outer sides make it a join_outer (JoinSpec.Kind).
+	name := "Join"
 	if n.outer() {
-		kind, name = jobgraph.KindJoinOuter, "Join("+n.kindName()+")"
+		name = "Join(" + n.kindName() + ")"
 	}
 	par := ph.parallelism
 	if len(lk) == 0 {
@@ -450,7 +450,7 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 		// other side: one subtask holds both sides.
 		par, name = 1, "Join(cross)"
 	}
-	js := ph.b.join(name, par, op(kind, name, spec), ls, rs, lk, rk, out)
+	js := ph.b.join(name, par, op(name, &spec), ls, rs, lk, rk, out)
 	if n.outer() {
 		// Padded rows are deleted when a match arrives, whatever the inputs.
 		js.changes = "Join(joinType=[" + n.kindName() + "])"
@@ -626,11 +626,11 @@ func (ph *physical) buildAgg(n *aggNode) (*stream, error) {
 	if spec.TTLMs, err = ph.stateTTL(n.ttl); err != nil {
 		return nil, err
 	}
-	par, part := ph.parallelism, braidv1.Partitioning_PARTITIONING_HASH
+	par, part := ph.parallelism, types.PartitionHash
 	if nk == 0 {
-		par, part = 1, braidv1.Partitioning_PARTITIONING_SINGLE
+		par, part = 1, types.PartitionSingle
 	}
-	v := ph.b.vertex("GroupAggregate", par, 1, op(jobgraph.KindGroupAggregate, "GroupAggregate", spec))
+	v := ph.b.vertex("GroupAggregate", par, 1, op("GroupAggregate", &spec))
 	ph.b.edge(in.vertex, v, 0, part, keys)
 	// NB: a group aggregate updates its results whatever its input; it
 	// deletes them only when its input retracts.

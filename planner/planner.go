@@ -9,7 +9,6 @@ import (
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
@@ -23,31 +22,33 @@ type Catalog interface {
 	Table(ctx context.Context, name []string) (*catalog.Table, error)
 }
 
-// Connectors turns catalog tables into source and sink operators.
+// Connectors turns catalog tables into the specs of source and sink
+// operators.
 type Connectors interface {
-	// SourceSpec returns the source operator reading t. bounded asks for a
-	// scan of what exists now; maxParallelism caps the source (0: no cap).
-	SourceSpec(t *catalog.Table, bounded bool) (kind string, config []byte, maxParallelism int, err error)
-	// SinkSpec returns the sink operator writing t.
-	SinkSpec(t *catalog.Table) (kind string, config []byte, err error)
+	// SourceSpec returns the spec of the source reading t. bounded asks for
+	// a scan of what exists now; maxParallelism caps the source (0: no cap).
+	SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, maxParallelism int, _ error)
+	// SinkSpec returns the spec of the sink writing t.
+	SinkSpec(t *catalog.Table) (jobgraph.Spec, error)
 }
 
 // Options are the session settings planning depends on.
 type Options struct {
-	// Config is the session's configuration (SET statements); it travels
-	// with the job.
+	// Config is the session's configuration (SET statements). The planner
+	// resolves what it holds into typed fields of the graph (see
+	// resolveJobOptions); the strings do not travel with the job.
 	Config map[string]string
-	// Parallelism is the default parallelism of operators.
+	// Parallelism is the default parallelism of operators when Config sets
+	// none (parallelism.default, table.exec.resource.default-parallelism);
+	// 1 when 0. Config's pipeline.max-parallelism caps it.
 	Parallelism int
-	// MaxParallelism is the number of key groups; 0 means the default.
-	MaxParallelism int
 	// Follow keeps sources over existing data running for new data; without
 	// it every managed table is read up to its current end.
 	Follow bool
 	// Checkpoint is the cluster's checkpointing default, which the session's
 	// execution.checkpointing.* options override; nil means Flink's defaults
 	// (see jobgraph.ResolveCheckpointing).
-	Checkpoint *braidv1.CheckpointConfig
+	Checkpoint *jobgraph.CheckpointConfig
 }
 
 // Planner plans the statements of one session.
@@ -59,7 +60,7 @@ type Planner struct {
 
 // Plan is a planned job.
 type Plan struct {
-	Graph *braidv1.JobGraph
+	Graph *jobgraph.Graph
 	// Result is the schema of a query's rows; nil for an INSERT.
 	Result types.Schema
 	// Bounded is true when every source ends by itself, so the job finishes.
@@ -112,13 +113,15 @@ func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Pla
 	if err != nil {
 		return nil, err
 	}
-	ph := p.physical(sql)
+	ph, err := p.physical(sql)
+	if err != nil {
+		return nil, err
+	}
 	s, err := ph.build(n)
 	if err != nil {
 		return nil, err
 	}
-	spec := jobgraph.CollectSpec{Schema: s.schema}
-	ph.b.chain(s, 1, op(jobgraph.KindCollect, "Collect", spec), s.schema)
+	ph.b.chain(s, 1, op("Collect", &jobgraph.CollectSpec{Schema: s.schema}), s.schema)
 	plan, err := p.finish(ph, s, n.schema())
 	if err != nil {
 		return nil, err
@@ -151,7 +154,10 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 	if err != nil {
 		return nil, err
 	}
-	ph := p.physical(sql)
+	ph, err := p.physical(sql)
+	if err != nil {
+		return nil, err
+	}
 	s, err := ph.build(n)
 	if err != nil {
 		return nil, err
@@ -171,12 +177,12 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
 			qualified(target), what, s.changes, hint)
 	}
-	kind, cfg, err := p.Connectors.SinkSpec(target)
+	sink, err := p.Connectors.SinkSpec(target)
 	if err != nil {
 		return nil, errorf(ins.Table.Pos, "table %s: %v", qualified(target), err)
 	}
 	name := "Sink: " + target.Name
-	ph.b.chain(s, int(s.vertex.Parallelism), &braidv1.OperatorSpec{Kind: kind, Name: name, Config: cfg}, s.schema)
+	ph.b.chain(s, s.vertex.Parallelism, op(name, sink), s.schema)
 	plan, err := p.finish(ph, s, nil)
 	if err != nil {
 		return nil, err
@@ -257,12 +263,15 @@ func fitToSink(n node, target *catalog.Table, ins *ast.InsertStmt) (node, error)
 	return &projectNode{input: n, exprs: exprs, out: sink}, nil
 }
 
-func (p *Planner) physical(sql string) *physical {
-	maxPar := p.Options.MaxParallelism
-	if maxPar <= 0 {
-		maxPar = types.DefaultMaxParallelism
+// physical starts the physical plan of sql at the session's parallelism,
+// capped by its max parallelism; an out-of-range
+// pipeline.max-parallelism is refused, naming the option.
+func (p *Planner) physical(sql string) (*physical, error) {
+	maxPar, err := jobgraph.ResolveMaxParallelism(p.Options.Config)
+	if err != nil {
+		return nil, &Error{Msg: err.Error()}
 	}
-	par := p.Options.Parallelism
+	par := jobgraph.ResolveParallelism(p.Options.Config, p.Options.Parallelism)
 	if par <= 0 {
 		par = 1
 	}
@@ -270,20 +279,17 @@ func (p *Planner) physical(sql string) *physical {
 		par = maxPar
 	}
 	b := newGraphBuilder("collect", maxPar)
-	b.g.Sql = sql
-	return &physical{p: p, b: b, parallelism: par}
+	b.g.SQL = sql
+	return &physical{p: p, b: b, parallelism: par}, nil
 }
 
 func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, error) {
 	g := ph.b.g
-	for k, v := range p.Options.Config {
-		g.Config[k] = v
-	}
 	g.Bounded = s.bounded
 	if err := p.resolveJobOptions(g); err != nil {
 		return nil, err
 	}
-	if err := validate(g); err != nil {
+	if err := g.Validate(); err != nil {
 		return nil, fmt.Errorf("planner: internal error: %w", err)
 	}
 	// NB: uids are assigned last, over the finished graph, so they depend

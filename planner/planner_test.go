@@ -1,12 +1,14 @@
 package planner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/jobgraph"
@@ -24,17 +26,15 @@ func (c testCatalog) Table(ctx context.Context, name []string) (*catalog.Table, 
 // testConnectors plans every table as a managed table with one partition.
 type testConnectors struct{}
 
-func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (string, []byte, int, error) {
+func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec, int, error) {
 	if t.Connector() != "" {
-		return "", nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
+		return nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
 	}
-	spec := jobgraph.ManagedSourceSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema(), Bounded: bounded}
-	return jobgraph.KindManagedSource, jobgraph.EncodeSpec(spec), 1, nil
+	return &jobgraph.ManagedSourceSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema(), Bounded: bounded}, 1, nil
 }
 
-func (testConnectors) SinkSpec(t *catalog.Table) (string, []byte, error) {
-	spec := jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}
-	return jobgraph.KindManagedSink, jobgraph.EncodeSpec(spec), nil
+func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
+	return &jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}, nil
 }
 
 // TestPlanner runs testdata/*.txt: "exec" creates tables, "plan" prints the
@@ -83,6 +83,7 @@ func TestPlanner(t *testing.T) {
 						fmt.Fprintf(&out, "error: %v\n", err)
 						continue
 					}
+					checkWireRoundTrip(t, plan.Graph)
 					fmt.Fprintf(&out, "%s\nbounded: %v\n", ExplainGraph(plan.Graph), plan.Bounded)
 					for _, f := range plan.Result {
 						fmt.Fprintf(&out, "column %s %s\n", f.Name, f.Type)
@@ -104,6 +105,31 @@ func TestPlanner(t *testing.T) {
 			return out.String()
 		})
 	})
+}
+
+// checkWireRoundTrip checks that g's wire form decodes (FromProto
+// validates it) and encodes again to the same bytes: every spec the
+// planner makes survives the trip to a task manager unchanged.
+func checkWireRoundTrip(t *testing.T, g *jobgraph.Graph) {
+	t.Helper()
+	pg, err := g.Proto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := jobgraph.FromProto(pg)
+	if err != nil {
+		t.Fatalf("the planned graph does not decode: %v", err)
+	}
+	pg2, err := back.Proto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := proto.MarshalOptions{Deterministic: true}
+	b1, _ := opts.Marshal(pg)
+	b2, _ := opts.Marshal(pg2)
+	if !bytes.Equal(b1, b2) {
+		t.Fatalf("the wire form changed on a round trip:\n%v\n%v", pg, pg2)
+	}
 }
 
 // TestJoinSendsOnlyNeededColumns checks that each join input carries only
@@ -139,10 +165,8 @@ func TestJoinSendsOnlyNeededColumns(t *testing.T) {
 	var spec jobgraph.JoinSpec
 	for _, v := range plan.Graph.Vertices {
 		for _, o := range v.Chain {
-			if o.Kind == jobgraph.KindJoinInner {
-				if err := jobgraph.DecodeSpec(o.Config, &spec); err != nil {
-					t.Fatal(err)
-				}
+			if o.Kind() == jobgraph.KindJoinInner {
+				spec = *o.Spec.(*jobgraph.JoinSpec)
 			}
 		}
 	}
@@ -186,10 +210,8 @@ func TestStateTTL(t *testing.T) {
 		var specs []jobgraph.JoinSpec
 		for _, v := range pl.Graph.Vertices {
 			for _, o := range v.Chain {
-				if o.Kind == jobgraph.KindJoinInner {
-					var s jobgraph.JoinSpec
-					jobgraph.DecodeSpec(o.Config, &s)
-					specs = append(specs, s)
+				if o.Kind() == jobgraph.KindJoinInner {
+					specs = append(specs, *o.Spec.(*jobgraph.JoinSpec))
 				}
 			}
 		}

@@ -24,8 +24,8 @@ CREATE TABLE out1 (id BIGINT, name STRING, d DECIMAL(10, 2));
 INSERT INTO out1 SELECT id, UPPER(CONCAT(name, 'é` + "\u2028" + `', CAST(X'00ff' IS NULL AS STRING))), 12.34 FROM ev WHERE id + 1 > 10;`, "9d9b4268f286f708 70c2862409847ee3 6219e9f97d92304d d0589523a9f6c1e4"},
 }
 
-// TestOperatorUIDsPinned checks the uids of pinnedPlans.
-func TestOperatorUIDsPinned(t *testing.T) {
+// TestOperatorUIDsPinnedPlans checks the uids of pinnedPlans.
+func TestOperatorUIDsPinnedPlans(t *testing.T) {
 	for i, p := range pinnedPlans {
 		uids, _ := planUIDs(t, p.script, 2)
 		if got := strings.Join(uids, " "); got != p.uids {

@@ -2,11 +2,11 @@ package planner
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/jobgraph"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/sql/parser"
 )
@@ -22,7 +22,7 @@ func planUIDs(t *testing.T, script string, par int) (uids []string, byName map[s
 	if err != nil {
 		t.Fatal(err)
 	}
-	var g *braidv1.JobGraph
+	var g *jobgraph.Graph
 	for _, st := range stmts {
 		switch st := st.(type) {
 		case *ast.CreateTableStmt:
@@ -44,11 +44,11 @@ func planUIDs(t *testing.T, script string, par int) (uids []string, byName map[s
 	byName = map[string]string{}
 	for _, v := range g.Vertices {
 		for _, op := range v.Chain {
-			if len(op.Uid) != jobgraph.UIDLength {
-				t.Fatalf("operator %s has uid %q", op.Name, op.Uid)
+			if len(op.UID) != jobgraph.UIDLength {
+				t.Fatalf("operator %s has uid %q", op.Name, op.UID)
 			}
-			uids = append(uids, op.Uid)
-			byName[op.Name] = op.Uid
+			uids = append(uids, op.UID)
+			byName[op.Name] = op.UID
 		}
 	}
 	return uids, byName
@@ -104,22 +104,43 @@ func TestOperatorUIDsStable(t *testing.T) {
 // TestOperatorUIDsKeepOverrides checks that AssignUIDs keeps a uid already
 // set and numbers operators that would collide.
 func TestOperatorUIDsKeepOverrides(t *testing.T) {
-	src := func() *braidv1.OperatorSpec {
-		return &braidv1.OperatorSpec{Kind: jobgraph.KindValues, Config: []byte(`{"rows":[]}`)}
+	src := func() *jobgraph.Operator {
+		return &jobgraph.Operator{Spec: &jobgraph.ValuesSpec{}}
 	}
-	g := &braidv1.JobGraph{Vertices: []*braidv1.Vertex{
-		{Id: 0, Chain: []*braidv1.OperatorSpec{src()}},
-		{Id: 1, Chain: []*braidv1.OperatorSpec{src()}},
-		{Id: 2, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCalc, Uid: "my-calc"}}},
+	g := &jobgraph.Graph{Vertices: []*jobgraph.Vertex{
+		{ID: 0, Chain: []*jobgraph.Operator{src()}},
+		{ID: 1, Chain: []*jobgraph.Operator{src()}},
+		{ID: 2, Chain: []*jobgraph.Operator{{Spec: &jobgraph.CalcSpec{}, UID: "my-calc"}}},
 	}}
 	if err := jobgraph.AssignUIDs(g); err != nil {
 		t.Fatal(err)
 	}
-	a, b := g.Vertices[0].Chain[0].Uid, g.Vertices[1].Chain[0].Uid
+	a, b := g.Vertices[0].Chain[0].UID, g.Vertices[1].Chain[0].UID
 	if a == "" || a == b {
 		t.Errorf("identical sources got uids %q and %q", a, b)
 	}
-	if u := g.Vertices[2].Chain[0].Uid; u != "my-calc" {
+	if u := g.Vertices[2].Chain[0].UID; u != "my-calc" {
 		t.Errorf("override replaced by %q", u)
+	}
+}
+
+// TestOperatorUIDsPinned pins the uids of two plans as the planner gave
+// them before the job graph was typed: savepoints taken then restore by
+// these uids, so a change of a spec's JSON or of the hash shows up here.
+func TestOperatorUIDsPinned(t *testing.T) {
+	for _, tc := range []struct {
+		script string
+		want   []string
+	}{
+		{uidTables + `INSERT INTO dst SELECT k, COUNT(*), SUM(v) FROM src WHERE v > 0 GROUP BY k;`,
+			[]string{"bf96781e5b237364", "0126aa9f0d036723", "37a7e2205613e496", "b94179f8eac56201", "b8b7c9b508ea73f0"}},
+		{`CREATE TABLE a (k INT, x STRING); CREATE TABLE b (k INT, y STRING); CREATE TABLE o (k INT, x STRING, y STRING);
+INSERT INTO o SELECT a.k, a.x, b.y FROM a JOIN b ON a.k = b.k;`,
+			[]string{"aa5482a4bd858d7b", "990472267b0a833e", "7c08507a77e4dd39", "e4b494efdb793b62", "116445597756608d"}},
+	} {
+		got, _ := planUIDs(t, tc.script, 2)
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("uids %q, want %q", got, tc.want)
+		}
 	}
 }

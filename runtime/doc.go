@@ -1,11 +1,11 @@
 // Package runtime runs subtasks: one parallel instance of a job graph
 // vertex each.
 //
-// A Subtask builds its vertex's operator chain from the OperatorSpecs
-// (operators.NewSource for a leading source, operators.NewOperator for the
-// rest), opens every operator with an operators.Context whose identity and
-// key-group range come from the graph, and then runs one loop on one
-// goroutine:
+// A Subtask builds its vertex's operator chain from the typed specs of
+// its jobgraph.Graph (operators.NewSource for a leading source,
+// operators.NewOperator for the rest), opens every operator with an
+// operators.Context whose identity, key-group range and session time zone
+// come from the graph, and then runs one loop on one goroutine:
 //
 //   - a source vertex calls Source.Run with a collector that pushes each
 //     batch through the chain;

@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"fmt"
 	"sync"
@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
 	"github.com/braidflow/braid/types"
 )
@@ -25,17 +26,26 @@ const (
 var seqSchema = types.Schema{{Name: "k", Type: types.BigInt}, {Name: "v", Type: types.BigInt}}
 
 func init() {
-	operators.RegisterSource(kindSeq, func(cfg []byte) (operators.Source, error) {
-		s := &seqSource{}
-		return s, json.Unmarshal(cfg, &s.cfg)
+	operators.RegisterSource(kindSeq, func(spec jobgraph.Spec) (operators.Source, error) {
+		cfg, err := operators.SpecAs[*seqConfig](spec)
+		if err != nil {
+			return nil, err
+		}
+		return &seqSource{cfg: *cfg}, nil
 	})
-	operators.RegisterOperator(kindIdentity, func(cfg []byte) (operators.Operator, error) {
-		op := &identity{}
-		return op, json.Unmarshal(cfg, &op.cfg)
+	operators.RegisterOperator(kindIdentity, func(spec jobgraph.Spec) (operators.Operator, error) {
+		cfg, err := operators.SpecAs[*identityConfig](spec)
+		if err != nil {
+			return nil, err
+		}
+		return &identity{cfg: *cfg}, nil
 	})
-	operators.RegisterOperator(kindSink, func(cfg []byte) (operators.Operator, error) {
-		op := &sink{}
-		return op, json.Unmarshal(cfg, &op.cfg)
+	operators.RegisterOperator(kindSink, func(spec jobgraph.Spec) (operators.Operator, error) {
+		cfg, err := operators.SpecAs[*sinkConfig](spec)
+		if err != nil {
+			return nil, err
+		}
+		return &sink{cfg: *cfg}, nil
 	})
 }
 
@@ -44,6 +54,12 @@ type seqConfig struct {
 	Batch   int  `json:"batch"`
 	Endless bool `json:"endless"`
 }
+
+var _ jobgraph.Spec = (*seqConfig)(nil)
+
+func (*seqConfig) Kind() string    { return kindSeq }
+func (*seqConfig) Inputs() int     { return 0 }
+func (*seqConfig) Validate() error { return nil }
 
 // seqSource emits v = subtask*Rows + i for i < Rows, with k = v mod 97, in
 // batches; an endless one keeps going until cancelled.
@@ -95,6 +111,12 @@ type identityConfig struct {
 	PanicAfter int `json:"panic_after"`
 }
 
+var _ jobgraph.Spec = (*identityConfig)(nil)
+
+func (*identityConfig) Kind() string    { return kindIdentity }
+func (*identityConfig) Inputs() int     { return 1 }
+func (*identityConfig) Validate() error { return nil }
+
 type identity struct {
 	cfg     identityConfig
 	ctx     *operators.Context
@@ -136,6 +158,12 @@ func (op *identity) EndInput(input int, out operators.Collector) error {
 type sinkConfig struct {
 	ID string `json:"id"`
 }
+
+var _ jobgraph.Spec = (*sinkConfig)(nil)
+
+func (*sinkConfig) Kind() string    { return kindSink }
+func (*sinkConfig) Inputs() int     { return 1 }
+func (*sinkConfig) Validate() error { return nil }
 
 // sinkState is what the sinks of one test saw.
 type sinkState struct {

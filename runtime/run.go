@@ -12,7 +12,6 @@ import (
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
 	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
@@ -174,11 +173,11 @@ type run struct {
 func (r *run) build() error {
 	s := r.s
 	chain := s.vertex.Chain
-	for i, spec := range chain {
-		r.uids = append(r.uids, jobgraph.OperatorUID(s.vertex.Id, i, spec))
+	for i := range chain {
+		r.uids = append(r.uids, s.vertex.OperatorUID(i))
 	}
 	if s.inbox == nil {
-		src, err := operators.NewSource(chain[0].Kind, chain[0].Config)
+		src, err := operators.NewSource(chain[0].Spec)
 		if err != nil {
 			return err
 		}
@@ -186,9 +185,9 @@ func (r *run) build() error {
 		chain = chain[1:]
 	}
 	for _, spec := range chain {
-		op, err := operators.NewOperator(spec.Kind, spec.Config)
+		op, err := operators.NewOperator(spec.Spec)
 		if err != nil {
-			return fmt.Errorf("runtime: vertex %d operator %q: %w", s.vertex.Id, spec.Name, err)
+			return fmt.Errorf("runtime: vertex %d operator %q: %w", s.vertex.ID, spec.Name, err)
 		}
 		r.ops = append(r.ops, op)
 	}
@@ -206,7 +205,7 @@ func (r *run) build() error {
 	return nil
 }
 
-func (r *run) newOutbox(e *braidv1.Edge) (*shuffle.Outbox, error) {
+func (r *run) newOutbox(e *jobgraph.Edge) (*shuffle.Outbox, error) {
 	s := r.s
 	tv := s.findVertex(int(e.Target))
 	if tv == nil {
@@ -311,7 +310,7 @@ func (r *run) consume() (stopped bool, err error) {
 	first := r.ops[0]
 	specs := in.Channels()
 	in.ReportChannelEnds()
-	r.aligner = NewBarrierAligner(len(specs), !r.s.task.Graph.GetCheckpoint().GetAtLeastOnce())
+	r.aligner = NewBarrierAligner(len(specs), !r.s.task.Graph.Checkpoint.AtLeastOnce)
 	r.inWM = make([]int64, len(specs))
 	for i := range r.inWM {
 		r.inWM[i] = operators.MinWatermark

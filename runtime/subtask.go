@@ -9,6 +9,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
@@ -17,7 +18,10 @@ import (
 
 // Task says which subtask to run and with what.
 type Task struct {
-	Graph    *braidv1.JobGraph
+	// Graph is the job's plan; it must be valid (jobgraph.Graph.Validate,
+	// which FromProto applies), and the subtask does not check it again.
+	// The subtasks of a job share it and its specs, read-only.
+	Graph    *jobgraph.Graph
 	VertexID int
 	Subtask  int
 	// Placements say where every subtask of the job runs.
@@ -29,8 +33,9 @@ type Task struct {
 	Exchange *shuffle.Exchange
 	// Context carries what the caller provides to operators: Results,
 	// Brokers, Logger, Now. JobID, VertexID, Subtask, Parallelism,
-	// MaxParallelism, KeyGroups, Config and Bounded are set from the graph;
-	// State, OperatorUID and Restore by the subtask.
+	// MaxParallelism, KeyGroups, TimeZone, Bounded, Checkpointing and
+	// SavepointsOnly are set from the graph; State, OperatorUID and Restore
+	// by the subtask.
 	Context operators.Context
 	// InboxCapacity is the number of events buffered per input channel
 	// (shuffle.DefaultChannelCapacity when 0).
@@ -110,13 +115,13 @@ type Metrics struct {
 // outgoing edge.
 type Subtask struct {
 	task   Task
-	vertex *braidv1.Vertex
+	vertex *jobgraph.Vertex
 	octx   operators.Context
 	key    shuffle.SubtaskKey
 	log    *zap.Logger
 	inbox  *shuffle.Inbox // nil for a source vertex
-	in     []*braidv1.Edge
-	out    []*braidv1.Edge
+	in     []*jobgraph.Edge
+	out    []*jobgraph.Edge
 
 	metrics Metrics
 
@@ -138,60 +143,41 @@ func NewSubtask(t Task) (*Subtask, error) {
 	if g == nil || t.Exchange == nil {
 		return nil, errors.New("runtime: task needs a job graph and an exchange")
 	}
-	var v *braidv1.Vertex
-	for _, cand := range g.Vertices {
-		if int(cand.Id) == t.VertexID {
-			v = cand
-		}
-	}
+	v := g.Vertex(t.VertexID)
 	if v == nil {
-		return nil, fmt.Errorf("runtime: job %s has no vertex %d", g.JobId, t.VertexID)
+		return nil, fmt.Errorf("runtime: job %s has no vertex %d", g.JobID, t.VertexID)
 	}
-	if t.Subtask < 0 || t.Subtask >= int(v.Parallelism) {
-		return nil, fmt.Errorf("runtime: vertex %d has no subtask %d (parallelism %d)", v.Id, t.Subtask, v.Parallelism)
+	if t.Subtask < 0 || t.Subtask >= v.Parallelism {
+		return nil, fmt.Errorf("runtime: vertex %d has no subtask %d (parallelism %d)", v.ID, t.Subtask, v.Parallelism)
 	}
-	if len(v.Chain) == 0 {
-		return nil, fmt.Errorf("runtime: vertex %d has an empty operator chain", v.Id)
-	}
-	maxP := int(g.MaxParallelism)
-	if maxP == 0 {
-		maxP = types.DefaultMaxParallelism
+	// NB: the zone was checked at plan time and by FromProto; it is loaded
+	// here once for the whole chain.
+	loc, err := types.LoadZone(g.Session.TimeZone)
+	if err != nil {
+		return nil, fmt.Errorf("runtime: %w", err)
 	}
 	s := &Subtask{task: t, vertex: v, octx: t.Context,
-		key:      shuffle.SubtaskKey{JobID: g.JobId, Vertex: t.VertexID, Subtask: t.Subtask},
+		key:      shuffle.SubtaskKey{JobID: g.JobID, Vertex: t.VertexID, Subtask: t.Subtask},
 		triggers: make(chan trigger, maxQueuedTriggers),
 		notices:  make(chan notice, maxQueuedNotices)}
-	s.octx.JobID = g.JobId
+	s.octx.JobID = g.JobID
 	s.octx.VertexID = t.VertexID
 	s.octx.Subtask = t.Subtask
-	s.octx.Parallelism = int(v.Parallelism)
-	s.octx.MaxParallelism = maxP
-	s.octx.KeyGroups = types.KeyGroupRangeFor(t.Subtask, int(v.Parallelism), maxP)
-	s.octx.Config = g.Config
+	s.octx.Parallelism = v.Parallelism
+	s.octx.MaxParallelism = g.MaxParallelism
+	s.octx.KeyGroups = types.KeyGroupRangeFor(t.Subtask, v.Parallelism, g.MaxParallelism)
+	s.octx.TimeZone = loc
 	s.octx.Bounded = g.Bounded
-	s.octx.Checkpointing = g.GetCheckpoint().GetIntervalMs() > 0
+	s.octx.Checkpointing = g.Checkpoint.Enabled()
 	s.octx.SavepointsOnly = !s.octx.Checkpointing
 	if s.octx.Logger == nil {
 		s.octx.Logger = zap.NewNop()
 	}
-	s.log = s.octx.Logger.With(zap.String("job", g.JobId), zap.Int("vertex", t.VertexID), zap.Int("subtask", t.Subtask))
+	s.log = s.octx.Logger.With(zap.String("job", g.JobID), zap.Int("vertex", t.VertexID), zap.Int("subtask", t.Subtask))
 	s.octx.Logger = s.log
-	for _, e := range g.Edges {
-		if int(e.Target) == t.VertexID {
-			s.in = append(s.in, e)
-		}
-		if int(e.Source) == t.VertexID {
-			s.out = append(s.out, e)
-		}
-	}
-	if operators.IsSource(v.Chain[0].Kind) {
-		if len(s.in) > 0 {
-			return nil, fmt.Errorf("runtime: vertex %d starts with source %q but has inputs", v.Id, v.Chain[0].Kind)
-		}
-		return s, nil
-	}
-	if len(s.in) == 0 {
-		return nil, fmt.Errorf("runtime: vertex %d has no inputs and %q is not a source", v.Id, v.Chain[0].Kind)
+	s.in, s.out = g.InputsOf(t.VertexID), g.OutputsOf(t.VertexID)
+	if v.NumInputs == 0 {
+		return s, nil // a source vertex: its first operator takes no input
 	}
 	in, err := s.newInbox()
 	if err != nil {
@@ -205,31 +191,17 @@ func NewSubtask(t Task) (*Subtask, error) {
 }
 
 func (s *Subtask) newInbox() (*shuffle.Inbox, error) {
-	numInputs := int(s.vertex.NumInputs)
-	if numInputs == 0 {
-		numInputs = 1
-	}
 	var specs []shuffle.ChannelSpec
 	for _, e := range s.in {
-		src := s.findVertex(int(e.Source))
-		if src == nil {
-			return nil, fmt.Errorf("runtime: edge from unknown vertex %d", e.Source)
-		}
-		for _, u := range shuffle.Sources(e.Partitioning, s.task.Subtask, int(src.Parallelism), int(s.vertex.Parallelism)) {
-			specs = append(specs, shuffle.ChannelSpec{Input: int(e.TargetInput), SourceVertex: int(e.Source), SourceSubtask: u})
+		src := s.findVertex(e.Source)
+		for _, u := range shuffle.Sources(e.Partitioning, s.task.Subtask, src.Parallelism, s.vertex.Parallelism) {
+			specs = append(specs, shuffle.ChannelSpec{Input: e.TargetInput, SourceVertex: e.Source, SourceSubtask: u})
 		}
 	}
-	return shuffle.NewInbox(numInputs, specs, s.task.InboxCapacity)
+	return shuffle.NewInbox(s.vertex.NumInputs, specs, s.task.InboxCapacity)
 }
 
-func (s *Subtask) findVertex(id int) *braidv1.Vertex {
-	for _, v := range s.task.Graph.Vertices {
-		if int(v.Id) == id {
-			return v
-		}
-	}
-	return nil
-}
+func (s *Subtask) findVertex(id int) *jobgraph.Vertex { return s.task.Graph.Vertex(id) }
 
 // trigger asks a source subtask to take checkpoint id; with stop (a
 // stop-with-savepoint) the source then emits nothing more until the

@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
+
 	"errors"
 	"net"
 	"strings"
@@ -13,36 +13,30 @@ import (
 	"go.uber.org/goleak"
 	"google.golang.org/grpc"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
+	"github.com/braidflow/braid/types"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 // threeVertexGraph is source (p=2) -HASH(k)-> map (p=3) -FORWARD-> map+sink (p=3).
-func threeVertexGraph(sinkID string, seq seqConfig, ident identityConfig) *braidv1.JobGraph {
-	return &braidv1.JobGraph{
-		JobId: "job-" + sinkID, MaxParallelism: 128, Bounded: !seq.Endless,
-		Vertices: []*braidv1.Vertex{
-			{Id: 1, Name: "source", Parallelism: 2, Chain: []*braidv1.OperatorSpec{
-				{Kind: kindSeq, Name: "seq", Config: mustJSON(seq)}}},
-			{Id: 2, Name: "map", Parallelism: 3, NumInputs: 1, Chain: []*braidv1.OperatorSpec{
-				{Kind: kindIdentity, Name: "keyed", Config: mustJSON(ident)}}},
-			{Id: 3, Name: "sink", Parallelism: 3, NumInputs: 1, Chain: []*braidv1.OperatorSpec{
-				{Kind: kindIdentity, Name: "pass", Config: mustJSON(identityConfig{})},
-				{Kind: kindSink, Name: "sink", Config: mustJSON(sinkConfig{ID: sinkID})}}},
+func threeVertexGraph(sinkID string, seq seqConfig, ident identityConfig) *jobgraph.Graph {
+	return &jobgraph.Graph{
+		JobID: "job-" + sinkID, MaxParallelism: 128, Bounded: !seq.Endless,
+		Vertices: []*jobgraph.Vertex{
+			{ID: 0, Name: "source", Parallelism: 2, Chain: []*jobgraph.Operator{
+				{Name: "seq", Spec: &seq}}},
+			{ID: 1, Name: "map", Parallelism: 3, NumInputs: 1, Chain: []*jobgraph.Operator{
+				{Name: "keyed", Spec: &ident}}},
+			{ID: 2, Name: "sink", Parallelism: 3, NumInputs: 1, Chain: []*jobgraph.Operator{
+				{Name: "pass", Spec: &identityConfig{}},
+				{Name: "sink", Spec: &sinkConfig{ID: sinkID}}}},
 		},
-		Edges: []*braidv1.Edge{
-			{Source: 1, Target: 2, Partitioning: braidv1.Partitioning_PARTITIONING_HASH, KeyColumns: []int32{0}},
-			{Source: 2, Target: 3, Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD},
+		Edges: []*jobgraph.Edge{
+			{Source: 0, Target: 1, Partitioning: types.PartitionHash, KeyColumns: []int{0}},
+			{Source: 1, Target: 2, Partitioning: types.PartitionForward},
 		},
 	}
 }
@@ -85,13 +79,17 @@ func startTaskManagers(t *testing.T, n int, serve bool) []*taskManager {
 // runJob deploys every subtask of g, subtask s of vertex v on task manager
 // (v+s) mod len(tms), runs them all and returns each Run's error. The first
 // failure cancels the others, as a job manager would.
-func runJob(ctx context.Context, t *testing.T, g *braidv1.JobGraph, tms []*taskManager, started func([]*Subtask)) []error {
+func runJob(ctx context.Context, t *testing.T, g *jobgraph.Graph, tms []*taskManager, started func([]*Subtask)) []error {
 	t.Helper()
+	g.ApplyDefaults()
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
 	var placements []*braidv1.Placement
 	for _, v := range g.Vertices {
-		for s := int32(0); s < v.Parallelism; s++ {
-			tm := tms[int(v.Id+s)%len(tms)]
-			placements = append(placements, &braidv1.Placement{Vertex: v.Id, Subtask: s, TaskManagerId: tm.id, Address: tm.addr})
+		for s := range v.Parallelism {
+			tm := tms[(v.ID+s)%len(tms)]
+			placements = append(placements, &braidv1.Placement{Vertex: int32(v.ID), Subtask: int32(s), TaskManagerId: tm.id, Address: tm.addr})
 		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -158,23 +156,23 @@ func testBoundedJob(t *testing.T, name string, tms []*taskManager, wantRemote bo
 		}
 	}
 	checkExactlyOnce(t, st, 2*perSubtask)
-	var in, out, remote [4]int64
+	var in, out, remote [3]int64
 	for _, s := range subtasks {
 		m := s.Metrics()
 		in[s.task.VertexID] += m.RowsIn.Load()
 		out[s.task.VertexID] += m.RowsOut.Load()
 		remote[s.task.VertexID] += m.RowsRemote.Load()
 	}
-	for v := 1; v <= 2; v++ {
+	for v := 0; v <= 1; v++ {
 		if in[v] != 2*perSubtask || out[v] != 2*perSubtask {
 			t.Errorf("vertex %d: rows in %d, out %d, want %d", v, in[v], out[v], 2*perSubtask)
 		}
 	}
-	if in[3] != 2*perSubtask || out[3] != 0 {
-		t.Errorf("sink vertex: rows in %d, out %d", in[3], out[3])
+	if in[2] != 2*perSubtask || out[2] != 0 {
+		t.Errorf("sink vertex: rows in %d, out %d", in[2], out[2])
 	}
-	if gotRemote := remote[1] > 0; gotRemote != wantRemote {
-		t.Errorf("source remote rows %d, want remote traffic %v", remote[1], wantRemote)
+	if gotRemote := remote[0] > 0; gotRemote != wantRemote {
+		t.Errorf("source remote rows %d, want remote traffic %v", remote[0], wantRemote)
 	}
 }
 
@@ -240,23 +238,28 @@ func TestNewSubtaskValidates(t *testing.T) {
 	g := threeVertexGraph("validate", seqConfig{Rows: 1, Batch: 1}, identityConfig{})
 	for _, task := range []Task{
 		{Graph: g, VertexID: 9, Exchange: tms[0].x},
-		{Graph: g, VertexID: 2, Subtask: 3, Exchange: tms[0].x},
-		{Graph: g, VertexID: 2},
+		{Graph: g, VertexID: 1, Subtask: 3, Exchange: tms[0].x},
+		{Graph: g, VertexID: 1},
 	} {
 		if _, err := NewSubtask(task); err == nil {
 			t.Errorf("NewSubtask(vertex %d, subtask %d) succeeded", task.VertexID, task.Subtask)
 		}
 	}
-	s, err := NewSubtask(Task{Graph: g, VertexID: 2, Subtask: 1, Exchange: tms[0].x})
+	g.Session.TimeZone = "Asia/Tokyo"
+	s, err := NewSubtask(Task{Graph: g, VertexID: 1, Subtask: 1, Exchange: tms[0].x})
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The session's zone is loaded once, into the operators' context.
+	if tz := s.octx.TimeZone; tz == nil || tz.String() != "Asia/Tokyo" {
+		t.Errorf("operators' time zone %v, want Asia/Tokyo", tz)
+	}
 	// The inbox is registered: a second subtask with the same key is refused.
-	if _, err := NewSubtask(Task{Graph: g, VertexID: 2, Subtask: 1, Exchange: tms[0].x}); err == nil {
+	if _, err := NewSubtask(Task{Graph: g, VertexID: 1, Subtask: 1, Exchange: tms[0].x}); err == nil {
 		t.Error("registered the same subtask twice")
 	}
 	s.Close()
-	if _, err := NewSubtask(Task{Graph: g, VertexID: 2, Subtask: 1, Exchange: tms[0].x}); err != nil {
+	if _, err := NewSubtask(Task{Graph: g, VertexID: 1, Subtask: 1, Exchange: tms[0].x}); err != nil {
 		t.Errorf("after Close: %v", err)
 	}
 }

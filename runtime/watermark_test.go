@@ -2,7 +2,7 @@ package runtime
 
 import (
 	"context"
-	"encoding/json"
+
 	"fmt"
 	"strconv"
 	"sync"
@@ -13,8 +13,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -25,13 +25,19 @@ const (
 )
 
 func init() {
-	operators.RegisterSource(kindScript, func(cfg []byte) (operators.Source, error) {
-		s := &scriptSource{}
-		return s, json.Unmarshal(cfg, &s.cfg)
+	operators.RegisterSource(kindScript, func(spec jobgraph.Spec) (operators.Source, error) {
+		cfg, err := operators.SpecAs[*scriptConfig](spec)
+		if err != nil {
+			return nil, err
+		}
+		return &scriptSource{cfg: *cfg}, nil
 	})
-	operators.RegisterOperator(kindRecorder, func(cfg []byte) (operators.Operator, error) {
-		op := &recorder{}
-		return op, json.Unmarshal(cfg, &op.cfg)
+	operators.RegisterOperator(kindRecorder, func(spec jobgraph.Spec) (operators.Operator, error) {
+		cfg, err := operators.SpecAs[*recorderConfig](spec)
+		if err != nil {
+			return nil, err
+		}
+		return &recorder{cfg: *cfg}, nil
 	})
 }
 
@@ -60,6 +66,12 @@ type scriptConfig struct {
 	// fires X, "wait:X" waits for X.
 	Steps []string `json:"steps"`
 }
+
+var _ jobgraph.Spec = (*scriptConfig)(nil)
+
+func (*scriptConfig) Kind() string    { return kindScript }
+func (*scriptConfig) Inputs() int     { return 0 }
+func (*scriptConfig) Validate() error { return nil }
 
 type scriptSource struct{ cfg scriptConfig }
 
@@ -138,6 +150,12 @@ type recorderConfig struct {
 	Test string `json:"test"`
 }
 
+var _ jobgraph.Spec = (*recorderConfig)(nil)
+
+func (*recorderConfig) Kind() string    { return kindRecorder }
+func (*recorderConfig) Inputs() int     { return 1 }
+func (*recorderConfig) Validate() error { return nil }
+
 type recorder struct {
 	cfg  recorderConfig
 	rec  *recording
@@ -174,12 +192,12 @@ func (op *recorder) EndInput(int, operators.Collector) error {
 
 func (op *recorder) Close() error { return nil }
 
-func script(test string, steps ...string) *braidv1.OperatorSpec {
-	return &braidv1.OperatorSpec{Kind: kindScript, Name: "script", Config: mustJSON(scriptConfig{Test: test, Steps: steps})}
+func script(test string, steps ...string) *jobgraph.Operator {
+	return &jobgraph.Operator{Name: "script", Spec: &scriptConfig{Test: test, Steps: steps}}
 }
 
-func recorderSpec(test string) *braidv1.OperatorSpec {
-	return &braidv1.OperatorSpec{Kind: kindRecorder, Name: "recorder", Config: mustJSON(recorderConfig{Test: test})}
+func recorderSpec(test string) *jobgraph.Operator {
+	return &jobgraph.Operator{Name: "recorder", Spec: &recorderConfig{Test: test}}
 }
 
 func recorded(test string) string {
@@ -201,7 +219,7 @@ func reset(test string) {
 	})
 }
 
-func runOK(t *testing.T, g *braidv1.JobGraph, tms []*taskManager) {
+func runOK(t *testing.T, g *jobgraph.Graph, tms []*taskManager) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -219,21 +237,21 @@ func runOK(t *testing.T, g *braidv1.JobGraph, tms []*taskManager) {
 func TestWatermarkMinOverInputs(t *testing.T) {
 	const test = "min"
 	reset(test)
-	g := &braidv1.JobGraph{JobId: "job-wm-min", MaxParallelism: 128, Bounded: true,
-		Vertices: []*braidv1.Vertex{
+	g := &jobgraph.Graph{JobID: "job-wm-min", MaxParallelism: 128, Bounded: true,
+		Vertices: []*jobgraph.Vertex{
 			// The fast source is ahead, then stays open until the consumer's
 			// watermark has followed the slow one to its end.
-			{Id: 0, Name: "fast", Parallelism: 1, Chain: []*braidv1.OperatorSpec{
+			{ID: 0, Name: "fast", Parallelism: 1, Chain: []*jobgraph.Operator{
 				script(test, "wm:10", "wm:20", "wm:30", "signal:fast", "wait:seen30")}},
-			{Id: 1, Name: "slow", Parallelism: 1, Chain: []*braidv1.OperatorSpec{
+			{ID: 1, Name: "slow", Parallelism: 1, Chain: []*jobgraph.Operator{
 				script(test, "wait:fast", "wm:5", "wm:25", "wm:25", "wm:12")}},
-			{Id: 2, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*braidv1.OperatorSpec{
-				{Kind: kindIdentity, Name: "pass", Config: mustJSON(identityConfig{})},
+			{ID: 2, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{
+				{Name: "pass", Spec: &identityConfig{}},
 				recorderSpec(test)}},
 		},
-		Edges: []*braidv1.Edge{
-			{Source: 0, Target: 2, Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD},
-			{Source: 1, Target: 2, Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD},
+		Edges: []*jobgraph.Edge{
+			{Source: 0, Target: 2, Partitioning: types.PartitionForward},
+			{Source: 1, Target: 2, Partitioning: types.PartitionForward},
 		},
 	}
 	runOK(t, g, startTaskManagers(t, 1, false))
@@ -258,14 +276,14 @@ func TestWatermarkAcrossVertices(t *testing.T) {
 		{"none", nil, "[wm:max end(rows 0)]"},
 	} {
 		reset(c.test)
-		g := &braidv1.JobGraph{JobId: "job-wm-" + c.test, MaxParallelism: 128, Bounded: true,
-			Vertices: []*braidv1.Vertex{
-				{Id: 0, Name: "source", Parallelism: 1, Chain: []*braidv1.OperatorSpec{
+		g := &jobgraph.Graph{JobID: "job-wm-" + c.test, MaxParallelism: 128, Bounded: true,
+			Vertices: []*jobgraph.Vertex{
+				{ID: 0, Name: "source", Parallelism: 1, Chain: []*jobgraph.Operator{
 					script(c.test, c.steps...),
-					{Kind: kindIdentity, Name: "pass", Config: mustJSON(identityConfig{})}}},
-				{Id: 1, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*braidv1.OperatorSpec{recorderSpec(c.test)}},
+					{Name: "pass", Spec: &identityConfig{}}}},
+				{ID: 1, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{recorderSpec(c.test)}},
 			},
-			Edges: []*braidv1.Edge{{Source: 0, Target: 1, Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD}},
+			Edges: []*jobgraph.Edge{{Source: 0, Target: 1, Partitioning: types.PartitionForward}},
 		}
 		// Vertex v's subtask runs on task manager v mod 2: the edge is remote.
 		runOK(t, g, startTaskManagers(t, 2, true))
@@ -280,9 +298,9 @@ func TestWatermarkAcrossVertices(t *testing.T) {
 func TestWatermarkChainedEndOfInput(t *testing.T) {
 	const test = "chained"
 	reset(test)
-	g := &braidv1.JobGraph{JobId: "job-wm-chained", MaxParallelism: 128, Bounded: true,
-		Vertices: []*braidv1.Vertex{
-			{Id: 0, Name: "source", Parallelism: 1, Chain: []*braidv1.OperatorSpec{
+	g := &jobgraph.Graph{JobID: "job-wm-chained", MaxParallelism: 128, Bounded: true,
+		Vertices: []*jobgraph.Vertex{
+			{ID: 0, Name: "source", Parallelism: 1, Chain: []*jobgraph.Operator{
 				script(test, "wm:7"), recorderSpec(test)}},
 		},
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
@@ -26,7 +27,7 @@ import (
 //	lc.RestartDelayElapsed(1, now)       // DeployAttempt{1}
 //	lc.Deploying(1, placements)          // ...
 type JobLifecycle struct {
-	graph         *braidv1.JobGraph
+	graph         *jobgraph.Graph
 	restart       *RestartPolicy
 	unrestartable string
 	retryDelay    time.Duration
@@ -71,7 +72,7 @@ type lifecycleSubtask struct {
 type LifecycleConfig struct {
 	// Graph gives the vertices' names and parallelism (for failure
 	// messages) and the restart strategy.
-	Graph *braidv1.JobGraph
+	Graph *jobgraph.Graph
 	// Restart decides whether a failure restarts the job; nil builds one
 	// from Graph's strategy.
 	Restart *RestartPolicy
@@ -89,7 +90,7 @@ type LifecycleConfig struct {
 func NewJobLifecycle(cfg LifecycleConfig) *JobLifecycle {
 	r := cfg.Restart
 	if r == nil {
-		r = NewRestartPolicy(cfg.Graph.GetRestart(), nil)
+		r = NewRestartPolicy(cfg.Graph.Restart, nil)
 	}
 	return &JobLifecycle{graph: cfg.Graph, restart: r, unrestartable: cfg.Unrestartable, retryDelay: cfg.RetryDelay,
 		status: JobCreated, subtasks: map[SubtaskID]*lifecycleSubtask{}, taskManagers: map[string]bool{}}
@@ -185,8 +186,8 @@ func (l *JobLifecycle) RunsOn(id string) bool { return l.taskManagers[id] }
 // Restartable reports whether a failure may restart the job at all: its
 // restart strategy is not none and nothing rules a restart out.
 func (l *JobLifecycle) Restartable() bool {
-	t := l.graph.GetRestart().GetType()
-	return t != "" && t != restartNone && l.unrestartable == ""
+	t := l.graph.Restart.Type
+	return t != "" && t != jobgraph.RestartNone && l.unrestartable == ""
 }
 
 // Deploying makes attempt, placed at placements, the job's current one:
@@ -405,7 +406,7 @@ func (l *JobLifecycle) fail(msg string, class types.ErrorClass, now time.Time) [
 	}
 	restart, delay, why := l.restart.OnFailure(now, class)
 	if !restart {
-		if t := l.graph.GetRestart().GetType(); t != "" && t != restartNone {
+		if t := l.graph.Restart.Type; t != "" && t != jobgraph.RestartNone {
 			msg += " (not restarted: " + why + ")"
 		}
 		return l.finish(JobFailed, msg)
@@ -454,14 +455,7 @@ func subtaskEnded(s braidv1.TaskState) bool {
 	return false
 }
 
-func (l *JobLifecycle) vertex(id int32) *braidv1.Vertex {
-	for _, v := range l.graph.GetVertices() {
-		if v.Id == id {
-			return v
-		}
-	}
-	return nil
-}
+func (l *JobLifecycle) vertex(id int32) *jobgraph.Vertex { return l.graph.Vertex(int(id)) }
 
 func (l *JobLifecycle) vertexName(id int32) string {
 	if v := l.vertex(id); v != nil && v.Name != "" {
@@ -472,7 +466,7 @@ func (l *JobLifecycle) vertexName(id int32) string {
 
 func (l *JobLifecycle) parallelism(id int32) int32 {
 	if v := l.vertex(id); v != nil {
-		return v.Parallelism
+		return int32(v.Parallelism)
 	}
 	return 0
 }

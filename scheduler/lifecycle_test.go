@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
@@ -143,7 +144,7 @@ func TestJobLifecycle(t *testing.T) {
 }
 
 func newLifecycle(t *testing.T, d *datadriven.TestData) *JobLifecycle {
-	cfg := LifecycleConfig{Graph: &braidv1.JobGraph{}, RetryDelay: 500 * time.Millisecond}
+	cfg := LifecycleConfig{Graph: &jobgraph.Graph{}, RetryDelay: 500 * time.Millisecond}
 	var policy []datadriven.CmdArg
 	for _, a := range d.CmdArgs {
 		switch a.Key {
@@ -154,7 +155,7 @@ func newLifecycle(t *testing.T, d *datadriven.TestData) *JobLifecycle {
 				if err != nil {
 					d.Fatalf(t, "vertex %q: want name:parallelism", v)
 				}
-				cfg.Graph.Vertices = append(cfg.Graph.Vertices, &braidv1.Vertex{Id: int32(i), Name: name, Parallelism: int32(n)})
+				cfg.Graph.Vertices = append(cfg.Graph.Vertices, &jobgraph.Vertex{ID: i, Name: name, Parallelism: n})
 			}
 		case "unrestartable":
 			cfg.Unrestartable = strings.Join(a.Vals, " ")

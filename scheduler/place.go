@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -35,10 +36,10 @@ func DefaultParallelism(tms []TaskManagerSlots) int {
 // JobSlots returns the number of slots graph needs: with slot sharing, one
 // slot holds subtask i of every vertex, so it is the largest vertex
 // parallelism.
-func JobSlots(graph *braidv1.JobGraph) int {
+func JobSlots(graph *jobgraph.Graph) int {
 	p := 0
-	for _, v := range graph.GetVertices() {
-		p = max(p, int(v.GetParallelism()))
+	for _, v := range graph.Vertices {
+		p = max(p, v.Parallelism)
 	}
 	return p
 }
@@ -55,28 +56,28 @@ func JobSlots(graph *braidv1.JobGraph) int {
 // p slots are free; the error names what is needed and what is free.
 //
 // Placements are ordered by vertex id, then subtask index.
-func Place(graph *braidv1.JobGraph, tms []TaskManagerSlots) ([]*braidv1.Placement, error) {
-	if graph == nil || len(graph.GetVertices()) == 0 {
+func Place(graph *jobgraph.Graph, tms []TaskManagerSlots) ([]*braidv1.Placement, error) {
+	if graph == nil || len(graph.Vertices) == 0 {
 		return nil, fmt.Errorf("scheduler: job has no vertices")
 	}
-	for _, v := range graph.GetVertices() {
-		if v.GetParallelism() < 1 {
+	for _, v := range graph.Vertices {
+		if v.Parallelism < 1 {
 			return nil, fmt.Errorf("scheduler: vertex %d (%s) has parallelism %d; it must be at least 1",
-				v.GetId(), v.GetName(), v.GetParallelism())
+				v.ID, v.Name, v.Parallelism)
 		}
 	}
 	slots, err := takeSlots(JobSlots(graph), tms)
 	if err != nil {
 		return nil, err
 	}
-	vertices := append([]*braidv1.Vertex(nil), graph.GetVertices()...)
-	sort.SliceStable(vertices, func(a, b int) bool { return vertices[a].GetId() < vertices[b].GetId() })
+	vertices := append([]*jobgraph.Vertex(nil), graph.Vertices...)
+	sort.SliceStable(vertices, func(a, b int) bool { return vertices[a].ID < vertices[b].ID })
 	var out []*braidv1.Placement
 	for _, v := range vertices {
-		for i := range int(v.GetParallelism()) {
+		for i := range v.Parallelism {
 			tm := slots[i]
 			out = append(out, &braidv1.Placement{
-				Vertex:        v.GetId(),
+				Vertex:        int32(v.ID),
 				Subtask:       int32(i),
 				TaskManagerId: tm.ID,
 				Address:       tm.Address,

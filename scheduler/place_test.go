@@ -8,6 +8,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -104,10 +105,10 @@ func TestSlotPool(t *testing.T) {
 	})
 }
 
-func parseCase(t *testing.T, input string) ([]TaskManagerSlots, *braidv1.JobGraph) {
+func parseCase(t *testing.T, input string) ([]TaskManagerSlots, *jobgraph.Graph) {
 	t.Helper()
 	var tms []TaskManagerSlots
-	graph := &braidv1.JobGraph{JobId: "job"}
+	graph := &jobgraph.Graph{JobID: "job"}
 	for _, line := range nonEmptyLines(input) {
 		f := strings.Fields(line)
 		switch f[0] {
@@ -130,8 +131,8 @@ func parseCase(t *testing.T, input string) ([]TaskManagerSlots, *braidv1.JobGrap
 			if !ok {
 				t.Fatalf("bad vertex line %q", line)
 			}
-			graph.Vertices = append(graph.Vertices, &braidv1.Vertex{
-				Id: int32(atoi(t, f[1])), Name: f[2], Parallelism: int32(atoi(t, p)),
+			graph.Vertices = append(graph.Vertices, &jobgraph.Vertex{
+				ID: atoi(t, f[1]), Name: f[2], Parallelism: atoi(t, p),
 			})
 		default:
 			t.Fatalf("bad line %q", line)
@@ -140,10 +141,10 @@ func parseCase(t *testing.T, input string) ([]TaskManagerSlots, *braidv1.JobGrap
 	return tms, graph
 }
 
-func formatPlacements(graph *braidv1.JobGraph, placements []*braidv1.Placement) string {
+func formatPlacements(graph *jobgraph.Graph, placements []*braidv1.Placement) string {
 	names := map[int32]string{}
 	for _, v := range graph.Vertices {
-		names[v.Id] = v.Name
+		names[int32(v.ID)] = v.Name
 	}
 	var b strings.Builder
 	last := int32(-1)
@@ -165,7 +166,7 @@ func formatPlacements(graph *braidv1.JobGraph, placements []*braidv1.Placement) 
 // whatever the expected output says: each subtask exactly once, in order,
 // subtask i of every vertex on one task manager, addresses filled in, no
 // task manager over its free slots.
-func checkPlacements(t *testing.T, graph *braidv1.JobGraph, tms []TaskManagerSlots, placements []*braidv1.Placement) {
+func checkPlacements(t *testing.T, graph *jobgraph.Graph, tms []TaskManagerSlots, placements []*braidv1.Placement) {
 	t.Helper()
 	addr := map[string]string{}
 	free := map[string]int{}
@@ -175,7 +176,7 @@ func checkPlacements(t *testing.T, graph *braidv1.JobGraph, tms []TaskManagerSlo
 	}
 	want := 0
 	for _, v := range graph.Vertices {
-		want += int(v.Parallelism)
+		want += v.Parallelism
 	}
 	if len(placements) != want {
 		t.Fatalf("%d placements for %d subtasks", len(placements), want)

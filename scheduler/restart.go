@@ -5,16 +5,8 @@ import (
 	"math/rand/v2"
 	"time"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
-)
-
-// Restart strategy types, as jobgraph.ResolveRestartStrategy writes them.
-const (
-	restartNone             = "none"
-	restartFixedDelay       = "fixed-delay"
-	restartExponentialDelay = "exponential-delay"
-	restartFailureRate      = "failure-rate"
 )
 
 // RestartPolicy decides, failure by failure, whether a job restarts and
@@ -47,12 +39,12 @@ const (
 // a user error as Flink treats SuppressRestartsException. External,
 // internal, lost-peer and unclassified failures follow the strategy.
 type RestartPolicy struct {
-	cfg *braidv1.RestartStrategy
+	cfg jobgraph.RestartStrategy
 	rnd func() float64
 
 	// restarts counts the restarts granted: over the job's life for
 	// fixed-delay, since the last backoff reset for exponential-delay.
-	restarts int32
+	restarts int
 	// backoff is exponential-delay's next delay before jitter; 0 until the
 	// first failure.
 	backoff time.Duration
@@ -64,12 +56,9 @@ type RestartPolicy struct {
 }
 
 // NewRestartPolicy returns the policy for cfg, as resolved by
-// jobgraph.ResolveRestartStrategy; a nil cfg never restarts. rnd returns
+// jobgraph.ResolveRestartStrategy; the zero cfg never restarts. rnd returns
 // jitter draws in [0, 1); nil uses math/rand.
-func NewRestartPolicy(cfg *braidv1.RestartStrategy, rnd func() float64) *RestartPolicy {
-	if cfg == nil {
-		cfg = &braidv1.RestartStrategy{Type: restartNone}
-	}
+func NewRestartPolicy(cfg jobgraph.RestartStrategy, rnd func() float64) *RestartPolicy {
 	if rnd == nil {
 		rnd = rand.Float64
 	}
@@ -83,23 +72,23 @@ func NewRestartPolicy(cfg *braidv1.RestartStrategy, rnd func() float64) *Restart
 func (p *RestartPolicy) OnFailure(now time.Time, class types.ErrorClass) (restart bool, delay time.Duration, reason string) {
 	running := p.runningSince
 	p.runningSince = time.Time{}
-	if p.cfg.Type == restartNone || p.cfg.Type == "" {
+	if p.cfg.Type == jobgraph.RestartNone || p.cfg.Type == "" {
 		return false, 0, "restart strategy none"
 	}
 	if class == types.ClassUser {
 		return false, 0, "a user error is not restarted: the job would replay the same input and fail again"
 	}
 	switch p.cfg.Type {
-	case restartFixedDelay:
+	case jobgraph.RestartFixedDelay:
 		if p.restarts >= p.cfg.Attempts {
 			return false, 0, fmt.Sprintf("fixed-delay: %d restart attempts exhausted", p.cfg.Attempts)
 		}
 		p.restarts++
-		d := ms(p.cfg.DelayMs)
+		d := p.cfg.Delay
 		return true, d, fmt.Sprintf("fixed-delay: restart %d of %d after %s", p.restarts, p.cfg.Attempts, d)
-	case restartExponentialDelay:
+	case jobgraph.RestartExponentialDelay:
 		return p.exponential(now, running)
-	case restartFailureRate:
+	case jobgraph.RestartFailureRate:
 		return p.failureRate(now)
 	}
 	return false, 0, fmt.Sprintf("unknown restart strategy %q", p.cfg.Type)
@@ -115,14 +104,14 @@ func (p *RestartPolicy) OnRunning(now time.Time) {
 }
 
 func (p *RestartPolicy) exponential(now, running time.Time) (bool, time.Duration, string) {
-	initial, maxDelay := ms(p.cfg.DelayMs), ms(p.cfg.MaxDelayMs)
-	if !running.IsZero() && now.Sub(running) >= ms(p.cfg.ResetBackoffThresholdMs) {
+	initial, maxDelay := p.cfg.Delay, p.cfg.MaxDelay
+	if !running.IsZero() && now.Sub(running) >= p.cfg.ResetBackoffThreshold {
 		// The job ran stably: this failure starts a new series.
 		p.backoff, p.restarts = 0, 0
 	}
 	if p.restarts >= p.cfg.Attempts {
 		return false, 0, fmt.Sprintf("exponential-delay: %d restart attempts exhausted without %s of stable running",
-			p.cfg.Attempts, ms(p.cfg.ResetBackoffThresholdMs))
+			p.cfg.Attempts, p.cfg.ResetBackoffThreshold)
 	}
 	if p.backoff == 0 {
 		p.backoff = initial
@@ -143,7 +132,7 @@ func (p *RestartPolicy) exponential(now, running time.Time) (bool, time.Duration
 }
 
 func (p *RestartPolicy) failureRate(now time.Time) (bool, time.Duration, string) {
-	interval := ms(p.cfg.FailureRateIntervalMs)
+	interval := p.cfg.FailureRateInterval
 	kept := p.failures[:0]
 	for _, t := range p.failures {
 		if now.Sub(t) < interval {
@@ -151,12 +140,10 @@ func (p *RestartPolicy) failureRate(now time.Time) (bool, time.Duration, string)
 		}
 	}
 	p.failures = append(kept, now)
-	if n := int32(len(p.failures)); n > p.cfg.MaxFailuresPerInterval {
+	if n := len(p.failures); n > p.cfg.MaxFailuresPerInterval {
 		return false, 0, fmt.Sprintf("failure-rate: %d failures within %s", n, interval)
 	}
-	d := ms(p.cfg.DelayMs)
+	d := p.cfg.Delay
 	return true, d, fmt.Sprintf("failure-rate: %d of at most %d failures within %s, restart after %s",
 		len(p.failures), p.cfg.MaxFailuresPerInterval, interval, d)
 }
-
-func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }

@@ -8,7 +8,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
 )
 
@@ -57,20 +57,20 @@ func TestRestartPolicy(t *testing.T) {
 	})
 }
 
-func parsePolicy(t *testing.T, d *datadriven.TestData) (*braidv1.RestartStrategy, func() float64) {
+func parsePolicy(t *testing.T, d *datadriven.TestData) (jobgraph.RestartStrategy, func() float64) {
+	var cfg jobgraph.RestartStrategy
 	if d.HasArg("nil") {
-		return nil, nil
+		return cfg, nil
 	}
-	cfg := &braidv1.RestartStrategy{}
 	var rnd func() float64
 	for _, a := range d.CmdArgs {
 		v := a.Vals[0]
-		dur := func() int64 {
+		dur := func() time.Duration {
 			x, err := time.ParseDuration(v)
 			if err != nil {
 				t.Fatalf("%s: %s: %v", d.Pos, a.Key, err)
 			}
-			return x.Milliseconds()
+			return x
 		}
 		num := func() float64 {
 			f, err := strconv.ParseFloat(v, 64)
@@ -83,21 +83,21 @@ func parsePolicy(t *testing.T, d *datadriven.TestData) (*braidv1.RestartStrategy
 		case "type":
 			cfg.Type = v
 		case "attempts":
-			cfg.Attempts = int32(num())
+			cfg.Attempts = int(num())
 		case "delay":
-			cfg.DelayMs = dur()
+			cfg.Delay = dur()
 		case "max-delay":
-			cfg.MaxDelayMs = dur()
+			cfg.MaxDelay = dur()
 		case "multiplier":
 			cfg.BackoffMultiplier = num()
 		case "reset":
-			cfg.ResetBackoffThresholdMs = dur()
+			cfg.ResetBackoffThreshold = dur()
 		case "jitter":
 			cfg.JitterFactor = num()
 		case "interval":
-			cfg.FailureRateIntervalMs = dur()
+			cfg.FailureRateInterval = dur()
 		case "max-failures":
-			cfg.MaxFailuresPerInterval = int32(num())
+			cfg.MaxFailuresPerInterval = int(num())
 		case "rnd":
 			draw := num()
 			rnd = func() float64 { return draw }
@@ -121,8 +121,8 @@ func parseClass(t *testing.T, s string) types.ErrorClass {
 // TestRestartPolicyJitter checks that the default jitter source stays
 // within ±jitter of the backoff.
 func TestRestartPolicyJitter(t *testing.T) {
-	cfg := &braidv1.RestartStrategy{Type: "exponential-delay", DelayMs: 1000, MaxDelayMs: 60000,
-		BackoffMultiplier: 1, ResetBackoffThresholdMs: 3600000, JitterFactor: 0.1, Attempts: 1 << 30}
+	cfg := jobgraph.RestartStrategy{Type: jobgraph.RestartExponentialDelay, Delay: time.Second, MaxDelay: time.Minute,
+		BackoffMultiplier: 1, ResetBackoffThreshold: time.Hour, JitterFactor: 0.1, Attempts: 1 << 30}
 	p := NewRestartPolicy(cfg, nil)
 	now := time.Now()
 	for i := 0; i < 200; i++ {

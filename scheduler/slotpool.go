@@ -5,6 +5,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -105,7 +106,7 @@ func (p *SlotPool) Allocate(jobID string, placements []*braidv1.Placement) error
 
 // Schedule places graph on the pool's free slots and allocates them for
 // jobID in one step, so concurrent submissions cannot take the same slots.
-func (p *SlotPool) Schedule(jobID string, graph *braidv1.JobGraph) ([]*braidv1.Placement, error) {
+func (p *SlotPool) Schedule(jobID string, graph *jobgraph.Graph) ([]*braidv1.Placement, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	placements, err := Place(graph, p.snapshotLocked())

@@ -7,15 +7,15 @@ import (
 
 	"go.uber.org/goleak"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/jobgraph"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func graphOf(parallelism ...int) *braidv1.JobGraph {
-	g := &braidv1.JobGraph{}
+func graphOf(parallelism ...int) *jobgraph.Graph {
+	g := &jobgraph.Graph{}
 	for i, p := range parallelism {
-		g.Vertices = append(g.Vertices, &braidv1.Vertex{Id: int32(i + 1), Name: fmt.Sprintf("v%d", i+1), Parallelism: int32(p)})
+		g.Vertices = append(g.Vertices, &jobgraph.Vertex{ID: i + 1, Name: fmt.Sprintf("v%d", i+1), Parallelism: p})
 	}
 	return g
 }

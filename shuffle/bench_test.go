@@ -8,8 +8,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
-
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -24,7 +22,7 @@ func BenchmarkHashPartition(b *testing.B) {
 	defer batch.Release()
 	for _, n := range []int{1, 4} {
 		b.Run(fmt.Sprintf("targets=%d", n), func(b *testing.B) {
-			p, err := NewPartitioner(braidv1.Partitioning_PARTITIONING_HASH, n, []int{0}, 128)
+			p, err := NewPartitioner(types.PartitionHash, n, []int{0}, 128)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -91,7 +89,7 @@ func (r *repeatReader) Read(b []byte) (int, error) {
 
 // benchExchange sends b.N batches from one producer to `consumers` subtasks
 // that drain their inboxes.
-func benchExchange(b *testing.B, px, cx *Exchange, target Target, kind braidv1.Partitioning, consumers int) {
+func benchExchange(b *testing.B, px, cx *Exchange, target Target, kind types.Partitioning, consumers int) {
 	ctx := context.Background()
 	batch := makeBatch(0, benchRows, 1<<20, false)
 	defer batch.Release()
@@ -155,12 +153,12 @@ func BenchmarkLocalExchange(b *testing.B) {
 	b.Run("forward", func(b *testing.B) {
 		x := NewExchange(ExchangeOptions{})
 		defer x.Close()
-		benchExchange(b, x, x, Target{Local: true}, braidv1.Partitioning_PARTITIONING_FORWARD, 1)
+		benchExchange(b, x, x, Target{Local: true}, types.PartitionForward, 1)
 	})
 	b.Run("hash=4", func(b *testing.B) {
 		x := NewExchange(ExchangeOptions{})
 		defer x.Close()
-		benchExchange(b, x, x, Target{Local: true}, braidv1.Partitioning_PARTITIONING_HASH, 4)
+		benchExchange(b, x, x, Target{Local: true}, types.PartitionHash, 4)
 	})
 }
 
@@ -168,9 +166,9 @@ func BenchmarkRemoteShuffle(b *testing.B) {
 	a, _ := startTM(b)
 	c, addr := startTM(b)
 	b.Run("forward", func(b *testing.B) {
-		benchExchange(b, a, c, Target{Address: addr}, braidv1.Partitioning_PARTITIONING_FORWARD, 1)
+		benchExchange(b, a, c, Target{Address: addr}, types.PartitionForward, 1)
 	})
 	b.Run("hash=4", func(b *testing.B) {
-		benchExchange(b, a, c, Target{Address: addr}, braidv1.Partitioning_PARTITIONING_HASH, 4)
+		benchExchange(b, a, c, Target{Address: addr}, types.PartitionHash, 4)
 	})
 }

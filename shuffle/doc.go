@@ -41,7 +41,7 @@
 //	// Producer: subtask 0 of vertex 1.
 //	out, _ := shuffle.NewOutbox(x, shuffle.OutboxSpec{
 //		JobID: "j", SourceVertex: 1, SourceSubtask: 0, TargetVertex: 2,
-//		Partitioning: braidv1.Partitioning_PARTITIONING_HASH, KeyColumns: []int{0},
+//		Partitioning: types.PartitionHash, KeyColumns: []int{0},
 //		Targets: []shuffle.Target{{Local: true}, {Address: "tm-2:7001"}},
 //	})
 //	err := out.Send(ctx, batch) // borrows batch

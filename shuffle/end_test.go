@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
 )
 
 // drain reads in until io.EOF and returns the kinds it saw, with barrier
@@ -62,7 +62,7 @@ func TestEndOfDataThenBarriers(t *testing.T) {
 			}
 			defer x.Unregister(key, in)
 			o, err := NewOutbox(x, OutboxSpec{JobID: "j", SourceVertex: 0, TargetVertex: 1,
-				Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD, Targets: []Target{{Local: !remote, Address: addr}}})
+				Partitioning: types.PartitionForward, Targets: []Target{{Local: !remote, Address: addr}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +128,7 @@ func TestStopClosesWithoutEnd(t *testing.T) {
 			done := make(chan error, 2)
 			for sub := 0; sub < 2; sub++ {
 				o, err := NewOutbox(x, OutboxSpec{JobID: "j", SourceVertex: 0, SourceSubtask: sub, TargetVertex: 1,
-					Partitioning: braidv1.Partitioning_PARTITIONING_SINGLE, Targets: []Target{{Local: !remote, Address: addr}}})
+					Partitioning: types.PartitionSingle, Targets: []Target{{Local: !remote, Address: addr}}})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -71,7 +70,7 @@ func runShuffle(t *testing.T, xs []*Exchange, addrs []string, consumerTM []int, 
 	errs := make(chan error, producers+consumers)
 	for c := 0; c < consumers; c++ {
 		var specs []ChannelSpec
-		for _, s := range Sources(braidv1.Partitioning_PARTITIONING_HASH, c, producers, consumers) {
+		for _, s := range Sources(types.PartitionHash, c, producers, consumers) {
 			specs = append(specs, ChannelSpec{Input: 0, SourceVertex: 1, SourceSubtask: s})
 		}
 		in, err := NewInbox(1, specs, 2)
@@ -98,7 +97,7 @@ func runShuffle(t *testing.T, xs []*Exchange, addrs []string, consumerTM []int, 
 		}
 		o, err := NewOutbox(xs[0], OutboxSpec{
 			JobID: job, SourceVertex: 1, SourceSubtask: p, TargetVertex: 2,
-			Partitioning: braidv1.Partitioning_PARTITIONING_HASH, KeyColumns: []int{0},
+			Partitioning: types.PartitionHash, KeyColumns: []int{0},
 			Targets: targets, RemoteRows: &remote, CoalesceBytes: 4096,
 		})
 		if err != nil {
@@ -235,7 +234,7 @@ func startBlockedProducer(t *testing.T, ctx context.Context, x *Exchange, target
 	}
 	o, err := NewOutbox(x, OutboxSpec{
 		JobID: job, SourceVertex: 1, SourceSubtask: 0, TargetVertex: 2,
-		Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD, Targets: []Target{target}, InFlight: 2,
+		Partitioning: types.PartitionForward, Targets: []Target{target}, InFlight: 2,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -392,7 +391,7 @@ func TestUnregisteredTargetTimesOut(t *testing.T) {
 	x := NewExchange(ExchangeOptions{RegisterTimeout: 50 * time.Millisecond})
 	defer x.Close()
 	o, err := NewOutbox(x, OutboxSpec{JobID: job, SourceVertex: 1, TargetVertex: 2,
-		Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD, Targets: []Target{{Local: true}}})
+		Partitioning: types.PartitionForward, Targets: []Target{{Local: true}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -419,7 +418,7 @@ func TestRemoteLingerFlushesSmallBatch(t *testing.T) {
 	}
 	defer b.Unregister(key, in)
 	o, err := NewOutbox(a, OutboxSpec{JobID: job, SourceVertex: 1, TargetVertex: 2,
-		Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD, Targets: []Target{{Address: addrB}},
+		Partitioning: types.PartitionForward, Targets: []Target{{Address: addrB}},
 		CoalesceBytes: 1 << 20, Linger: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

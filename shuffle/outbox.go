@@ -27,7 +27,7 @@ type OutboxSpec struct {
 	SourceSubtask int
 	TargetVertex  int
 	TargetInput   int
-	Partitioning  braidv1.Partitioning
+	Partitioning  types.Partitioning
 	// KeyColumns are hashed into key groups on HASH edges.
 	KeyColumns     []int
 	MaxParallelism int

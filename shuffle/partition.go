@@ -5,7 +5,6 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -13,11 +12,11 @@ import (
 // `source` sends to over an edge with partitioning p. FORWARD connects
 // subtask i to subtask i mod targetParallelism, SINGLE connects every source
 // to subtask 0, and the other kinds connect every source to every target.
-func Targets(p braidv1.Partitioning, source, targetParallelism int) []int {
+func Targets(p types.Partitioning, source, targetParallelism int) []int {
 	switch p {
-	case braidv1.Partitioning_PARTITIONING_FORWARD:
+	case types.PartitionForward:
 		return []int{source % targetParallelism}
-	case braidv1.Partitioning_PARTITIONING_SINGLE:
+	case types.PartitionSingle:
 		return []int{0}
 	}
 	out := make([]int, targetParallelism)
@@ -29,7 +28,7 @@ func Targets(p braidv1.Partitioning, source, targetParallelism int) []int {
 
 // Sources returns the subtasks of the source vertex that send to subtask
 // `target` over an edge with partitioning p: the inverse of Targets.
-func Sources(p braidv1.Partitioning, target, sourceParallelism, targetParallelism int) []int {
+func Sources(p types.Partitioning, target, sourceParallelism, targetParallelism int) []int {
 	var out []int
 	for s := 0; s < sourceParallelism; s++ {
 		for _, t := range Targets(p, s, targetParallelism) {
@@ -44,7 +43,7 @@ func Sources(p braidv1.Partitioning, target, sourceParallelism, targetParallelis
 // Partitioner splits batches among the n target subtasks of an edge. It is
 // used by one goroutine and reuses its scratch space between calls.
 type Partitioner struct {
-	kind           braidv1.Partitioning
+	kind           types.Partitioning
 	n              int
 	keys           []int
 	maxParallelism int
@@ -65,14 +64,14 @@ type Partitioner struct {
 
 // NewPartitioner returns a partitioner for an edge of kind p into n target
 // subtasks. HASH edges hash keyColumns into maxParallelism key groups.
-func NewPartitioner(p braidv1.Partitioning, n int, keyColumns []int, maxParallelism int) (*Partitioner, error) {
+func NewPartitioner(p types.Partitioning, n int, keyColumns []int, maxParallelism int) (*Partitioner, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("shuffle: %d target subtasks", n)
 	}
 	switch p {
-	case braidv1.Partitioning_PARTITIONING_FORWARD, braidv1.Partitioning_PARTITIONING_BROADCAST,
-		braidv1.Partitioning_PARTITIONING_REBALANCE, braidv1.Partitioning_PARTITIONING_SINGLE:
-	case braidv1.Partitioning_PARTITIONING_HASH:
+	case types.PartitionForward, types.PartitionBroadcast,
+		types.PartitionRebalance, types.PartitionSingle:
+	case types.PartitionHash:
 		if len(keyColumns) == 0 {
 			return nil, fmt.Errorf("shuffle: HASH edge without key columns")
 		}
@@ -86,7 +85,7 @@ func NewPartitioner(p braidv1.Partitioning, n int, keyColumns []int, maxParallel
 		kind: p, n: n, keys: keyColumns, maxParallelism: maxParallelism,
 		idx: make([][]int32, n), counts: make([]int32, n),
 	}
-	if p == braidv1.Partitioning_PARTITIONING_HASH {
+	if p == types.PartitionHash {
 		part.kgTarget = make([]int32, maxParallelism)
 		for kg := range part.kgTarget {
 			part.kgTarget[kg] = int32(types.SubtaskForKeyGroup(kg, n, maxParallelism))
@@ -109,16 +108,16 @@ func (p *Partitioner) Partition(b types.Batch, emit func(target int, b types.Bat
 		return nil
 	}
 	switch p.kind {
-	case braidv1.Partitioning_PARTITIONING_FORWARD, braidv1.Partitioning_PARTITIONING_SINGLE:
+	case types.PartitionForward, types.PartitionSingle:
 		return emit(0, b)
-	case braidv1.Partitioning_PARTITIONING_BROADCAST:
+	case types.PartitionBroadcast:
 		for t := 0; t < p.n; t++ {
 			if err := emit(t, b); err != nil {
 				return err
 			}
 		}
 		return nil
-	case braidv1.Partitioning_PARTITIONING_REBALANCE:
+	case types.PartitionRebalance:
 		t := p.next
 		p.next = (p.next + 1) % p.n
 		return emit(t, b)

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
 )
 
@@ -95,7 +94,7 @@ func TestHashPartitionFollowsKeyGroups(t *testing.T) {
 	const maxP, n = 128, 3
 	b := makeBatch(0, 5000, 997, true)
 	defer b.Release()
-	p, err := NewPartitioner(braidv1.Partitioning_PARTITIONING_HASH, n, []int{0, 2}, maxP)
+	p, err := NewPartitioner(types.PartitionHash, n, []int{0, 2}, maxP)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +131,7 @@ func TestHashPartitionFollowsKeyGroups(t *testing.T) {
 func TestOtherPartitionings(t *testing.T) {
 	b := makeBatch(0, 10, 3, false)
 	defer b.Release()
-	collect := func(kind braidv1.Partitioning, n, batches int) map[int]int {
+	collect := func(kind types.Partitioning, n, batches int) map[int]int {
 		p, err := NewPartitioner(kind, n, nil, 128)
 		if err != nil {
 			t.Fatal(err)
@@ -151,39 +150,39 @@ func TestOtherPartitionings(t *testing.T) {
 		}
 		return rows
 	}
-	if got := collect(braidv1.Partitioning_PARTITIONING_BROADCAST, 3, 1); len(got) != 3 || got[0] != 10 || got[1] != 10 || got[2] != 10 {
+	if got := collect(types.PartitionBroadcast, 3, 1); len(got) != 3 || got[0] != 10 || got[1] != 10 || got[2] != 10 {
 		t.Errorf("broadcast: %v", got)
 	}
-	if got := collect(braidv1.Partitioning_PARTITIONING_REBALANCE, 3, 6); len(got) != 3 || got[0] != 20 || got[1] != 20 || got[2] != 20 {
+	if got := collect(types.PartitionRebalance, 3, 6); len(got) != 3 || got[0] != 20 || got[1] != 20 || got[2] != 20 {
 		t.Errorf("rebalance: %v", got)
 	}
-	if got := collect(braidv1.Partitioning_PARTITIONING_FORWARD, 1, 2); got[0] != 20 || len(got) != 1 {
+	if got := collect(types.PartitionForward, 1, 2); got[0] != 20 || len(got) != 1 {
 		t.Errorf("forward: %v", got)
 	}
-	if got := collect(braidv1.Partitioning_PARTITIONING_SINGLE, 1, 2); got[0] != 20 || len(got) != 1 {
+	if got := collect(types.PartitionSingle, 1, 2); got[0] != 20 || len(got) != 1 {
 		t.Errorf("single: %v", got)
 	}
-	if _, err := NewPartitioner(braidv1.Partitioning_PARTITIONING_HASH, 2, nil, 128); err == nil {
+	if _, err := NewPartitioner(types.PartitionHash, 2, nil, 128); err == nil {
 		t.Error("HASH without keys accepted")
 	}
 }
 
 func TestTargetsAndSources(t *testing.T) {
-	fwd := braidv1.Partitioning_PARTITIONING_FORWARD
+	fwd := types.PartitionForward
 	if got := Targets(fwd, 2, 3); len(got) != 1 || got[0] != 2 {
 		t.Errorf("forward targets: %v", got)
 	}
 	if got := Sources(fwd, 1, 3, 3); len(got) != 1 || got[0] != 1 {
 		t.Errorf("forward sources: %v", got)
 	}
-	single := braidv1.Partitioning_PARTITIONING_SINGLE
+	single := types.PartitionSingle
 	if got := Sources(single, 0, 4, 2); len(got) != 4 {
 		t.Errorf("single sources of 0: %v", got)
 	}
 	if got := Sources(single, 1, 4, 2); len(got) != 0 {
 		t.Errorf("single sources of 1: %v", got)
 	}
-	if got := Sources(braidv1.Partitioning_PARTITIONING_HASH, 1, 2, 3); len(got) != 2 {
+	if got := Sources(types.PartitionHash, 1, 2, 3); len(got) != 2 {
 		t.Errorf("hash sources: %v", got)
 	}
 }

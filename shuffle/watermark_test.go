@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	braidv1 "github.com/braidflow/braid/proto/braid/v1"
+	"github.com/braidflow/braid/types"
 )
 
 // TestWatermarkOrder: a watermark sent after batches arrives after them and
@@ -30,7 +30,7 @@ func TestWatermarkOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		o, err := NewOutbox(a, OutboxSpec{JobID: job, SourceVertex: 1, TargetVertex: 2,
-			Partitioning: braidv1.Partitioning_PARTITIONING_FORWARD, Targets: []Target{target},
+			Partitioning: types.PartitionForward, Targets: []Target{target},
 			CoalesceBytes: 1 << 20, Linger: time.Hour})
 		if err != nil {
 			t.Fatal(err)

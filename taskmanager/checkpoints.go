@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/checkpoint"
+	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/runtime"
 	"github.com/braidflow/braid/state"
@@ -194,7 +195,7 @@ type restoreSource struct {
 // openRestore reads the manifest a deploy of graph restores from, and
 // refuses it when graph lacks operators the checkpoint has state for,
 // unless the spec says to drop that state.
-func openRestore(ctx context.Context, spec *braidv1.RestoreSpec, graph *braidv1.JobGraph) (*restoreSource, error) {
+func openRestore(ctx context.Context, spec *braidv1.RestoreSpec, graph *jobgraph.Graph) (*restoreSource, error) {
 	if spec == nil || spec.CheckpointId == 0 {
 		return nil, nil
 	}

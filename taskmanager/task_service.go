@@ -35,7 +35,9 @@ type Subtask interface {
 
 // SubtaskSpec is everything a subtask is built from.
 type SubtaskSpec struct {
-	Graph         *braidv1.JobGraph
+	// Graph is the deploy's job graph, validated by FromProto; the
+	// subtasks of the deploy share it, read-only.
+	Graph         *jobgraph.Graph
 	Vertex        int
 	Subtask       int
 	Placements    []*braidv1.Placement
@@ -140,14 +142,20 @@ var _ braidv1.TaskServiceServer = (*taskService)(nil)
 
 // DeployTasks builds the listed subtasks, which registers their inboxes,
 // then starts each in its own goroutine. If any subtask cannot be built,
-// none of them start and the error is returned.
+// none of them start and the error is returned. A job graph that does not
+// decode or validate (jobgraph.FromProto) is refused with InvalidArgument
+// before anything is built.
 func (s *taskService) DeployTasks(ctx context.Context, req *braidv1.DeployTasksRequest) (*braidv1.DeployTasksResponse, error) {
-	// NB: before the id names a directory: "../../x" once removed any
-	// directory of the host.
-	if err := types.CheckID("job id", req.GetGraph().GetJobId()); err != nil {
+	g, err := jobgraph.FromProto(req.Graph)
+	if err == nil {
+		// NB: before the id names a directory: "../../x" once removed any
+		// directory of the host.
+		err = types.CheckID("job id", g.JobID)
+	}
+	if err != nil {
 		return nil, status.Error(codes.InvalidArgument, "taskmanager: deploy: "+err.Error())
 	}
-	if err := s.tm.deploy(req); err != nil {
+	if err := s.tm.deploy(req, g); err != nil {
 		var re *restoreError
 		if errors.As(err, &re) {
 			return nil, status.Error(codes.DataLoss, err.Error())
@@ -189,12 +197,10 @@ type built struct {
 	run  Subtask
 }
 
-func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
-	g := req.Graph
-	if g == nil || g.JobId == "" {
-		return errors.New("taskmanager: deploy without a job graph")
-	}
-	if err := tm.replaceEarlierAttempt(g.JobId, req.Attempt); err != nil {
+// deploy deploys req's subtasks of g, the request's graph as FromProto
+// decoded it.
+func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest, g *jobgraph.Graph) error {
+	if err := tm.replaceEarlierAttempt(g.JobID, req.Attempt); err != nil {
 		return err
 	}
 	tm.mu.Lock()
@@ -202,21 +208,21 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 		tm.mu.Unlock()
 		return errors.New("taskmanager: shutting down")
 	}
-	if _, dup := tm.mu.jobs[g.JobId]; dup {
+	if _, dup := tm.mu.jobs[g.JobID]; dup {
 		tm.mu.Unlock()
-		return fmt.Errorf("taskmanager: job %s is already deployed here", g.JobId)
+		return fmt.Errorf("taskmanager: job %s is already deployed here", g.JobID)
 	}
 	jctx, cancel := context.WithCancel(tm.ctx)
 	// NB: each attempt has its own directory: a task manager never trusts
 	// local state after a failure, and an earlier attempt's cleanup must
 	// not remove this one's files.
-	j := &runningJob{id: g.JobId, attempt: req.Attempt, ctx: jctx, cancel: cancel,
-		dir: filepath.Join(tm.cfg.DataDir, "jobs", g.JobId, fmt.Sprintf("attempt-%d", req.Attempt))}
+	j := &runningJob{id: g.JobID, attempt: req.Attempt, ctx: jctx, cancel: cancel,
+		dir: filepath.Join(tm.cfg.DataDir, "jobs", g.JobID, fmt.Sprintf("attempt-%d", req.Attempt))}
 	j.mu.subtasks = map[[2]int]checkpointable{}
-	tm.mu.jobs[g.JobId] = j
+	tm.mu.jobs[g.JobID] = j
 	tm.mu.Unlock()
 
-	subtasks, err := tm.buildAll(j, req)
+	subtasks, err := tm.buildAll(j, req, g)
 	if err != nil {
 		tm.abandon(j)
 		return err
@@ -229,14 +235,13 @@ func (tm *TaskManager) deploy(req *braidv1.DeployTasksRequest) error {
 		j.wg.Wait()
 		tm.jobEnded(j)
 	}()
-	tm.log.Info("job deployed", zap.String("job", g.JobId), zap.Int32("attempt", req.Attempt), zap.Int("subtasks", len(subtasks)))
+	tm.log.Info("job deployed", zap.String("job", g.JobID), zap.Int32("attempt", req.Attempt), zap.Int("subtasks", len(subtasks)))
 	return nil
 }
 
 // buildAll restores and builds the deploy's subtasks. If one fails, the
 // ones built are closed and the error is returned.
-func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest) ([]built, error) {
-	g := req.Graph
+func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest, g *jobgraph.Graph) ([]built, error) {
 	ctx, cancel := context.WithTimeout(j.ctx, restoreTimeout)
 	defer cancel()
 	var err error
@@ -250,7 +255,7 @@ func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest) 
 	defer rs.Close()
 	var subtasks []built
 	for _, ref := range req.Deploy {
-		spec, err := tm.spec(j, req, ref)
+		spec, err := tm.spec(j, req, g, ref)
 		if err == nil {
 			err = tm.restore(ctx, j, rs, &spec)
 		}
@@ -272,7 +277,7 @@ func (tm *TaskManager) buildAll(j *runningJob, req *braidv1.DeployTasksRequest) 
 				c.Close()
 			}
 		}
-		return nil, fmt.Errorf("subtask %d/%d of vertex %d: %w", ref.Subtask+1, vertexParallelism(g, ref.Vertex), ref.Vertex, err)
+		return nil, fmt.Errorf("subtask %d/%d of vertex %d: %w", ref.Subtask+1, vertexParallelism(g, int(ref.Vertex)), ref.Vertex, err)
 	}
 	return subtasks, nil
 }
@@ -389,72 +394,48 @@ func (tm *TaskManager) cancelJob(ctx context.Context, id string) {
 	}
 }
 
-func vertexOf(g *braidv1.JobGraph, id int32) *braidv1.Vertex {
-	for _, v := range g.Vertices {
-		if v.Id == id {
-			return v
-		}
-	}
-	return nil
-}
-
-func vertexParallelism(g *braidv1.JobGraph, id int32) int32 {
-	if v := vertexOf(g, id); v != nil {
+func vertexParallelism(g *jobgraph.Graph, id int) int {
+	if v := g.Vertex(id); v != nil {
 		return v.Parallelism
 	}
 	return 0
 }
 
 // spec builds the operators.Context of one subtask.
-func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, ref *braidv1.SubtaskRef) (SubtaskSpec, error) {
-	g := req.Graph
-	v := vertexOf(g, ref.Vertex)
+func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, g *jobgraph.Graph, ref *braidv1.SubtaskRef) (SubtaskSpec, error) {
+	v := g.Vertex(int(ref.Vertex))
 	if v == nil {
 		return SubtaskSpec{}, fmt.Errorf("no vertex %d in the job graph", ref.Vertex)
 	}
-	p := max(int(v.Parallelism), 1)
-	maxP := int(g.MaxParallelism)
-	if maxP <= 0 {
-		maxP = types.DefaultMaxParallelism
-	}
+	p, maxP := v.Parallelism, g.MaxParallelism
 	if int(ref.Subtask) >= p || ref.Subtask < 0 {
 		return SubtaskSpec{}, fmt.Errorf("subtask index %d out of range for parallelism %d", ref.Subtask, p)
 	}
 	brokers := req.Brokers
 	octx := &operators.Context{
-		JobID:          g.JobId,
-		VertexID:       int(v.Id),
+		JobID:          g.JobID,
+		VertexID:       v.ID,
 		Subtask:        int(ref.Subtask),
 		Parallelism:    p,
 		MaxParallelism: maxP,
 		KeyGroups:      types.KeyGroupRangeFor(int(ref.Subtask), p, maxP),
-		Config:         g.Config,
 		Bounded:        g.Bounded,
 		Brokers:        brokers,
-		Logger:         tm.log.With(zap.String("job", g.JobId), zap.String("vertex", v.Name), zap.Int32("subtask", ref.Subtask)),
+		Logger:         tm.log.With(zap.String("job", g.JobID), zap.String("vertex", v.Name), zap.Int32("subtask", ref.Subtask)),
 	}
-	if hasCollect(v) {
-		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobId, subtask: ref.Subtask, attempt: req.Attempt}
+	if v.HasKind(jobgraph.KindCollect) {
+		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobID, subtask: ref.Subtask, attempt: req.Attempt}
 	}
-	stateDir := filepath.Join(j.dir, fmt.Sprintf("%d-%d", v.Id, ref.Subtask))
+	stateDir := filepath.Join(j.dir, fmt.Sprintf("%d-%d", v.ID, ref.Subtask))
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return SubtaskSpec{}, fmt.Errorf("create state directory: %w", err)
 	}
-	return SubtaskSpec{Graph: g, Vertex: int(v.Id), Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Attempt: req.Attempt, Ctx: octx, Exchange: tm.exchange,
+	return SubtaskSpec{Graph: g, Vertex: v.ID, Subtask: int(ref.Subtask), Placements: req.Placements, TaskManagerID: tm.id, Attempt: req.Attempt, Ctx: octx, Exchange: tm.exchange,
 		StateDir: stateDir,
 		// NB: a slot runs at most one stateful subtask at a time, so a
 		// per-slot share keeps the task manager within its budget.
 		StateCacheBytes: tm.cfg.StateCacheBytes / int64(tm.cfg.Slots),
 	}, nil
-}
-
-func hasCollect(v *braidv1.Vertex) bool {
-	for _, op := range v.Chain {
-		if op.Kind == jobgraph.KindCollect {
-			return true
-		}
-	}
-	return false
 }
 
 // run runs one subtask to its end and reports its states.
@@ -535,7 +516,7 @@ func (tm *TaskManager) sendReport(spec SubtaskSpec, r Subtask, state braidv1.Tas
 	}
 	in, out, remote := r.Counters()
 	rep := &braidv1.TaskStatusReport{
-		JobId: spec.Graph.JobId, Vertex: int32(spec.Vertex), Subtask: int32(spec.Subtask), TaskManagerId: tm.id,
+		JobId: spec.Graph.JobID, Vertex: int32(spec.Vertex), Subtask: int32(spec.Subtask), TaskManagerId: tm.id,
 		State: state, RowsIn: in, RowsOut: out, RemoteRowsOut: remote, Attempt: spec.Attempt, DataEnded: dataEnded,
 	}
 	if cause != nil {

@@ -226,14 +226,7 @@ func TestTaskManager(t *testing.T) {
 	}
 	defer conn.Close()
 	ts := braidv1.NewTaskServiceClient(conn)
-	graph := &braidv1.JobGraph{
-		JobId: "job1",
-		Vertices: []*braidv1.Vertex{
-			{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect}}},
-			{Id: 1, Name: "bad", Parallelism: 1},
-			{Id: 2, Name: "forever", Parallelism: 1},
-		},
-	}
+	graph := sourcesGraph(t, "job1", "sink", "bad", "forever")
 	_, err = ts.DeployTasks(ctx, &braidv1.DeployTasksRequest{Graph: graph, Brokers: []string{"b1:9092", "b2:9092"}, Deploy: []*braidv1.SubtaskRef{{Vertex: 0}, {Vertex: 1}, {Vertex: 2}}})
 	if err != nil {
 		t.Fatal(err)
@@ -311,9 +304,8 @@ func TestStoppedSinkResultsBeforeFinished(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tm.Close()
-	graph := &braidv1.JobGraph{JobId: "job1", Vertices: []*braidv1.Vertex{
-		{Id: 0, Name: "sink", Parallelism: 1, Chain: []*braidv1.OperatorSpec{{Kind: jobgraph.KindCollect}}}}}
-	if err := tm.deploy(&braidv1.DeployTasksRequest{Graph: graph, Deploy: []*braidv1.SubtaskRef{{Vertex: 0}}}); err != nil {
+	req := &braidv1.DeployTasksRequest{Graph: sourcesGraph(t, "job1", "sink"), Deploy: []*braidv1.SubtaskRef{{Vertex: 0}}}
+	if _, err := (&taskService{tm: tm}).DeployTasks(ctx, req); err != nil {
 		t.Fatal(err)
 	}
 	f.waitFor(t, "sink finished", func() bool { return f.state("job1", 0) == braidv1.TaskState_TASK_STATE_FINISHED })
@@ -327,6 +319,31 @@ func TestStoppedSinkResultsBeforeFinished(t *testing.T) {
 	}
 }
 
+// sourcesGraph is the wire form of a job of one source vertex per name,
+// each a values source at parallelism 1; the first one's chain ends in a
+// collect sink.
+func sourcesGraph(t *testing.T, jobID string, names ...string) *braidv1.JobGraph {
+	t.Helper()
+	g := &jobgraph.Graph{JobID: jobID}
+	for i, name := range names {
+		v := &jobgraph.Vertex{ID: i, Name: name, Parallelism: 1,
+			Chain: []*jobgraph.Operator{{Name: "values", Spec: &jobgraph.ValuesSpec{}}}}
+		if i == 0 {
+			v.Chain = append(v.Chain, &jobgraph.Operator{Name: "collect", Spec: &jobgraph.CollectSpec{}})
+		}
+		g.Vertices = append(g.Vertices, v)
+	}
+	g.ApplyDefaults()
+	if err := g.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	pg, err := g.Proto()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pg
+}
+
 func TestDeployRejectsBadSubtask(t *testing.T) {
 	_, jmAddr := startFakeJM(t)
 	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0"})
@@ -337,8 +354,8 @@ func TestDeployRejectsBadSubtask(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tm.Close()
-	err = tm.deploy(&braidv1.DeployTasksRequest{
-		Graph:  &braidv1.JobGraph{JobId: "j", Vertices: []*braidv1.Vertex{{Id: 0, Parallelism: 1}}},
+	_, err = (&taskService{tm: tm}).DeployTasks(context.Background(), &braidv1.DeployTasksRequest{
+		Graph:  sourcesGraph(t, "j", "v"),
 		Deploy: []*braidv1.SubtaskRef{{Vertex: 0, Subtask: 1}},
 	})
 	if err == nil {
@@ -349,6 +366,73 @@ func TestDeployRejectsBadSubtask(t *testing.T) {
 	tm.mu.Unlock()
 	if n != 0 {
 		t.Errorf("failed deploy left %d jobs behind", n)
+	}
+}
+
+// TestDeployRefusesBadGraph: a deploy whose job graph does not decode or
+// validate fails with InvalidArgument naming the fault, deploys nothing,
+// and the task manager keeps serving. A negative num_inputs used to panic
+// a task manager, a huge max parallelism to make it allocate gigabytes.
+func TestDeployRefusesBadGraph(t *testing.T) {
+	_, jmAddr := startFakeJM(t)
+	tm, err := New(Config{JobManager: jmAddr, Listen: "127.0.0.1:0", DataDir: t.TempDir(), Slots: 2,
+		Build: func(SubtaskSpec) (Subtask, error) {
+			return &fakeSubtask{run: func(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }}, nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := tm.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer tm.Close()
+	conn, err := grpc.NewClient(tm.Addr(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ts := braidv1.NewTaskServiceClient(conn)
+	for _, tc := range []struct {
+		name  string
+		graph func() *braidv1.JobGraph
+		want  string
+	}{
+		{"negative num_inputs", func() *braidv1.JobGraph {
+			g := sourcesGraph(t, "bad1", "src", "next")
+			g.Vertices[1].NumInputs = -1
+			return g
+		}, "vertex 1 (next): -1 inputs"},
+		{"huge max parallelism", func() *braidv1.JobGraph {
+			g := sourcesGraph(t, "bad2", "src")
+			g.MaxParallelism = 2_000_000_000
+			return g
+		}, "max parallelism 2000000000 is outside [1, 32768]"},
+		{"unknown kind", func() *braidv1.JobGraph {
+			g := sourcesGraph(t, "bad3", "src")
+			g.Vertices[0].Chain[0].Kind = "teleport"
+			return g
+		}, `unknown operator kind "teleport"`},
+		{"no job id", func() *braidv1.JobGraph { return sourcesGraph(t, "", "src") }, "job id is empty"},
+		{"no graph", func() *braidv1.JobGraph { return nil }, "no job graph"},
+	} {
+		_, err := ts.DeployTasks(ctx, &braidv1.DeployTasksRequest{Graph: tc.graph(), Deploy: []*braidv1.SubtaskRef{{Vertex: 0}}})
+		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: DeployTasks = %v, want InvalidArgument with %q", tc.name, err, tc.want)
+		}
+	}
+	tm.mu.Lock()
+	n := len(tm.mu.jobs)
+	tm.mu.Unlock()
+	if n != 0 {
+		t.Errorf("refused deploys left %d jobs behind", n)
+	}
+	// The task manager still serves: a good deploy runs.
+	if _, err := ts.DeployTasks(ctx, &braidv1.DeployTasksRequest{Graph: sourcesGraph(t, "good", "src"), Deploy: []*braidv1.SubtaskRef{{Vertex: 0}}}); err != nil {
+		t.Fatalf("deploy after the refused ones: %v", err)
+	}
+	if _, err := ts.CancelJob(ctx, &braidv1.CancelTasksRequest{JobId: "good"}); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -401,7 +485,7 @@ func TestDeployRefusesPathJobID(t *testing.T) {
 	rel, _ := filepath.Rel(filepath.Join(data, "jobs"), victim)
 	for _, id := range []string{rel, "../x", "", "a/b"} {
 		_, err := ts.DeployTasks(context.Background(), &braidv1.DeployTasksRequest{
-			Graph:  &braidv1.JobGraph{JobId: id, Vertices: []*braidv1.Vertex{{Id: 0, Parallelism: 1}}},
+			Graph:  sourcesGraph(t, id, "v"),
 			Deploy: []*braidv1.SubtaskRef{{Vertex: 0}},
 		})
 		if status.Code(err) != codes.InvalidArgument || !strings.Contains(err.Error(), "job id") {

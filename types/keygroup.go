@@ -5,6 +5,10 @@ import "fmt"
 // DefaultMaxParallelism is the number of key groups of a job unless set.
 const DefaultMaxParallelism = 128
 
+// UpperBoundMaxParallelism is the largest max parallelism, Flink's: a key
+// group is 2 bytes of every state key.
+const UpperBoundMaxParallelism = 1 << 15
+
 // KeyGroupRange is the inclusive range [Start, End] of key groups a subtask
 // owns. An empty range has End < Start.
 type KeyGroupRange struct {

@@ -19,7 +19,8 @@ const module = "github.com/braidflow/braid/"
 // Where this differs from DESIGN.md's table: operator specs live in
 // jobgraph (the plan both servers share), so jobgraph imports expr and
 // operators and connectors import jobgraph; connectors turn catalog tables
-// into specs, so they import catalog.
+// into specs, so they import catalog. The planner builds the typed
+// jobgraph.Graph and never sees its protobuf form.
 var allowed = map[string][]string{
 	"types":          {},
 	"proto/braid/v1": {},
@@ -28,7 +29,7 @@ var allowed = map[string][]string{
 	"expr":           {"types"},
 	"catalog":        {"types"},
 	"jobgraph":       {"types", "proto/braid/v1", "expr"},
-	"planner":        {"sql/ast", "sql/parser", "catalog", "expr", "jobgraph", "types", "proto/braid/v1"},
+	"planner":        {"sql/ast", "sql/parser", "catalog", "expr", "jobgraph", "types"},
 	"state":          {"types"},
 	"operators":      {"expr", "state", "types", "jobgraph"},
 	"connectors":     {"operators", "state", "expr", "types", "catalog", "jobgraph"},

@@ -1,0 +1,283 @@
+package jobgraph
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/types"
+)
+
+// The specs' own checks (Spec.Validate). Errors name the field at fault;
+// Graph.Validate prefixes the vertex and operator.
+
+func (s *CalcSpec) Validate() error {
+	if len(s.Projections) != len(s.OutputSchema) {
+		return fmt.Errorf("%d projections for %d output columns", len(s.Projections), len(s.OutputSchema))
+	}
+	if err := checkExpr("filter", s.Filter, len(s.InputSchema), false); err != nil {
+		return err
+	}
+	for i, e := range s.Projections {
+		if err := checkExpr(fmt.Sprintf("projection %d", i), e, len(s.InputSchema), true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *JoinSpec) Validate() error {
+	if len(s.LeftKeys) != len(s.RightKeys) {
+		return fmt.Errorf("%d left keys but %d right keys", len(s.LeftKeys), len(s.RightKeys))
+	}
+	if (s.OuterLeft || s.OuterRight) && len(s.LeftKeys) == 0 {
+		return errors.New("an outer join needs equality keys")
+	}
+	if err := checkColumns("left key", s.LeftKeys, s.LeftSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("right key", s.RightKeys, s.RightSchema); err != nil {
+		return err
+	}
+	width := len(s.LeftSchema) + len(s.RightSchema)
+	if len(s.OutputSchema) != width {
+		return fmt.Errorf("%d output columns for %d left and %d right columns", len(s.OutputSchema), len(s.LeftSchema), len(s.RightSchema))
+	}
+	if err := checkExpr("residual", s.Residual, width, false); err != nil {
+		return err
+	}
+	if s.LeftTTLMs < 0 || s.RightTTLMs < 0 {
+		return fmt.Errorf("negative state TTL (left %d ms, right %d ms)", s.LeftTTLMs, s.RightTTLMs)
+	}
+	return nil
+}
+
+func (s *IntervalJoinSpec) Validate() error {
+	if err := s.JoinSpec.Validate(); err != nil {
+		return err
+	}
+	return checkTimedJoin(&s.JoinSpec, s.LeftTime, s.RightTime)
+}
+
+func (s *TemporalJoinSpec) Validate() error {
+	if err := s.JoinSpec.Validate(); err != nil {
+		return err
+	}
+	return checkTimedJoin(&s.JoinSpec, s.LeftTime, s.RightTime)
+}
+
+// checkTimedJoin checks what interval and temporal joins add to a join:
+// keys, and a rowtime column on each side.
+func checkTimedJoin(j *JoinSpec, left, right int) error {
+	if len(j.LeftKeys) == 0 {
+		return errors.New("an event-time join needs equality keys")
+	}
+	if err := checkColumns("left rowtime", []int{left}, j.LeftSchema); err != nil {
+		return err
+	}
+	return checkColumns("right rowtime", []int{right}, j.RightSchema)
+}
+
+func (s *NormalizeSpec) Validate() error {
+	if len(s.Keys) == 0 {
+		return errors.New("no key columns")
+	}
+	return checkColumns("key", s.Keys, s.Schema)
+}
+
+func (s *GroupAggSpec) Validate() error {
+	if err := checkColumns("group key", s.Keys, s.InputSchema); err != nil {
+		return err
+	}
+	if want := len(s.Keys) + len(s.Aggs); len(s.OutputSchema) != want {
+		return fmt.Errorf("%d output columns for %d keys and %d aggregates", len(s.OutputSchema), len(s.Keys), len(s.Aggs))
+	}
+	if s.TTLMs < 0 {
+		return fmt.Errorf("negative state TTL %d ms", s.TTLMs)
+	}
+	return checkAggs(s.Aggs, s.InputSchema)
+}
+
+func (s *WindowAggSpec) Validate() error {
+	if err := checkColumns("group key", s.Keys, s.InputSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("rowtime", []int{s.Rowtime}, s.InputSchema); err != nil {
+		return err
+	}
+	if want := len(s.Keys) + 3 + len(s.Aggs); len(s.OutputSchema) != want {
+		return fmt.Errorf("%d output columns for %d keys, 3 window columns and %d aggregates", len(s.OutputSchema), len(s.Keys), len(s.Aggs))
+	}
+	w := s.Window
+	switch {
+	case w.SizeMs <= 0:
+		return fmt.Errorf("window size %d ms is not positive", w.SizeMs)
+	case w.Kind == WindowTumble:
+	case w.Kind == WindowHop || w.Kind == WindowCumulate:
+		if w.StepMs <= 0 {
+			return fmt.Errorf("%s window step %d ms is not positive", w.Kind, w.StepMs)
+		}
+	default:
+		return fmt.Errorf("unknown window kind %q (use %s, %s or %s)", w.Kind, WindowTumble, WindowHop, WindowCumulate)
+	}
+	return checkAggs(s.Aggs, s.InputSchema)
+}
+
+// checkAggs checks each aggregate's function and argument column.
+func checkAggs(aggs []AggCall, in types.Schema) error {
+	for i, a := range aggs {
+		switch a.Func {
+		case AggCount, AggSum, AggAvg, AggMin, AggMax:
+		default:
+			return fmt.Errorf("aggregate %d: unknown function %q", i, a.Func)
+		}
+		if a.Arg == -1 && a.Func == AggCount {
+			continue
+		}
+		if err := checkColumns(fmt.Sprintf("aggregate %d (%s) argument", i, a.Func), []int{a.Arg}, in); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *RankSpec) Validate() error {
+	if s.Limit < 1 {
+		return fmt.Errorf("limit %d is not positive", s.Limit)
+	}
+	if len(s.OrderBy) == 0 {
+		return errors.New("no ORDER BY key")
+	}
+	if err := checkColumns("partition", s.Partition, s.InputSchema); err != nil {
+		return err
+	}
+	for _, k := range s.OrderBy {
+		if err := checkColumns("sort", []int{k.Col}, s.InputSchema); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *WatermarkAssignerSpec) Validate() error {
+	if err := checkColumns("rowtime", []int{s.Rowtime}, s.InputSchema); err != nil {
+		return err
+	}
+	return checkExpr("watermark", s.Watermark, len(s.InputSchema), true)
+}
+
+func (s *ValuesSpec) Validate() error {
+	for r, row := range s.Rows {
+		if len(row) != len(s.Schema) {
+			return fmt.Errorf("row %d has %d values for %d columns", r+1, len(row), len(s.Schema))
+		}
+		for c, e := range row {
+			if err := checkExpr(fmt.Sprintf("row %d, column %s", r+1, s.Schema[c].Name), e, 0, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *CollectSpec) Validate() error   { return nil }
+func (s *PrintSpec) Validate() error     { return nil }
+func (s *BlackholeSpec) Validate() error { return nil }
+
+func (s *ManagedSourceSpec) Validate() error { return checkTopic(s.Topic) }
+func (s *ManagedSinkSpec) Validate() error   { return checkTopic(s.Topic) }
+
+func (s *KafkaSourceSpec) Validate() error {
+	if err := checkTopic(s.Topic); err != nil {
+		return err
+	}
+	if len(s.Brokers) == 0 {
+		return errors.New("no brokers")
+	}
+	switch s.StartupMode {
+	case KafkaStartEarliest, KafkaStartLatest, KafkaStartTimestamp:
+		return nil
+	}
+	return fmt.Errorf("unknown startup mode %q", s.StartupMode)
+}
+
+func (s *KafkaSinkSpec) Validate() error {
+	if err := checkTopic(s.Topic); err != nil {
+		return err
+	}
+	if len(s.Brokers) == 0 {
+		return errors.New("no brokers")
+	}
+	switch s.Guarantee {
+	case "", KafkaDeliveryNone, KafkaDeliveryAtLeastOnce:
+		return nil
+	case KafkaDeliveryExactlyOnce:
+		if s.TransactionalIDPrefix == "" {
+			return errors.New("exactly-once delivery without a transactional id prefix")
+		}
+		return nil
+	}
+	return fmt.Errorf("unknown delivery guarantee %q", s.Guarantee)
+}
+
+func (s *DatagenSpec) Validate() error {
+	if len(s.Fields) != len(s.Schema) {
+		return fmt.Errorf("%d field configs for %d columns", len(s.Fields), len(s.Schema))
+	}
+	for i, f := range s.Fields {
+		if f.Kind != "random" && f.Kind != "sequence" {
+			return fmt.Errorf("column %s: unknown kind %q (use random or sequence)", s.Schema[i].Name, f.Kind)
+		}
+		if !(f.NullRate >= 0 && f.NullRate <= 1) {
+			return fmt.Errorf("column %s: null rate %v is outside [0, 1]", s.Schema[i].Name, f.NullRate)
+		}
+	}
+	if !(s.RowsPerSecond >= 0) || s.NumberOfRows < 0 {
+		return fmt.Errorf("rows per second %v and number of rows %d must not be negative", s.RowsPerSecond, s.NumberOfRows)
+	}
+	return nil
+}
+
+func checkTopic(topic string) error {
+	if topic == "" {
+		return errors.New("no topic")
+	}
+	return nil
+}
+
+// checkColumns checks that every column of cols indexes schema.
+func checkColumns(what string, cols []int, schema types.Schema) error {
+	for _, c := range cols {
+		if c < 0 || c >= len(schema) {
+			return fmt.Errorf("%s column %d is outside the %d columns of its schema", what, c, len(schema))
+		}
+	}
+	return nil
+}
+
+// checkExpr checks that e reads only columns below width; a nil e is an
+// error only when required.
+func checkExpr(what string, e *expr.Expr, width int, required bool) error {
+	if e == nil {
+		if required {
+			return fmt.Errorf("%s has no expression", what)
+		}
+		return nil
+	}
+	var bad error
+	var walk func(*expr.Expr)
+	walk = func(e *expr.Expr) {
+		if e == nil || bad != nil {
+			return
+		}
+		if e.Op == expr.OpColumn && (e.Col < 0 || e.Col >= width) {
+			bad = fmt.Errorf("%s reads column %d of %d", what, e.Col, width)
+			return
+		}
+		for _, a := range e.Args {
+			walk(a)
+		}
+	}
+	walk(e)
+	return bad
+}
