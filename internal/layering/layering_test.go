@@ -51,6 +51,8 @@ var allowed = map[string][]string{
 	"internal/netaddr": {},
 	// How a standby job manager names the leader, for servers and clients.
 	"internal/leaderhint": {},
+	// How cluster members authenticate each other (secret, mutual TLS).
+	"internal/memberauth": {},
 }
 
 func TestLayering(t *testing.T) {
