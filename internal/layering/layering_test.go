@@ -53,6 +53,8 @@ var allowed = map[string][]string{
 	"internal/leaderhint": {},
 	// How cluster members authenticate each other (secret, mutual TLS).
 	"internal/memberauth": {},
+	// How clients authenticate (tokens, JWT) and their roles.
+	"internal/clientauth": {},
 }
 
 func TestLayering(t *testing.T) {
