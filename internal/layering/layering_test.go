@@ -53,6 +53,8 @@ var allowed = map[string][]string{
 	"internal/leaderhint": {},
 	// How cluster members authenticate each other (secret, mutual TLS).
 	"internal/memberauth": {},
+	// Certificates for tests of mutual TLS.
+	"internal/memberauth/testcerts": {},
 	// How clients authenticate (tokens, JWT) and their roles.
 	"internal/clientauth": {},
 }

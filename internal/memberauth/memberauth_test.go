@@ -2,13 +2,6 @@ package memberauth
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
 	"os"
 	"path/filepath"
@@ -20,6 +13,8 @@ import (
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/status"
+
+	"github.com/braidflow/braid/internal/memberauth/testcerts"
 )
 
 // The health service's Check stands for a member method, Watch for one
@@ -105,68 +100,10 @@ func TestLoadOrCreateSecret(t *testing.T) {
 	}
 }
 
-// ca is a test certificate authority.
-type ca struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-	pem  []byte
-}
-
-func newCA(t *testing.T, name string) *ca {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &ca{cert: cert, key: key, pem: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})}
-}
-
-// member writes a member certificate signed by c, its key and c's
-// certificate into dir and returns their paths.
-func (c *ca) member(t *testing.T, dir string, serial int64) (certFile, keyFile, caFile string) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: "member"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage:    x509.KeyUsageDigitalSignature,
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, c.cert, &key.PublicKey, c.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	kb, err := x509.MarshalECPrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	certFile, keyFile, caFile = filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key"), filepath.Join(dir, "ca.crt")
-	for f, b := range map[string][]byte{
-		certFile: pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}),
-		keyFile:  pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}),
-		caFile:   c.pem,
-	} {
-		if err := os.WriteFile(f, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return certFile, keyFile, caFile
-}
-
 func TestMutualTLS(t *testing.T) {
-	cluster, stranger := newCA(t, "cluster"), newCA(t, "stranger")
-	withCerts := func(c *ca, secret string) *Members {
-		cert, key, caf := c.member(t, t.TempDir(), 2)
+	cluster, stranger := testcerts.NewCA(t, "cluster"), testcerts.NewCA(t, "stranger")
+	withCerts := func(c *testcerts.CA, secret string) *Members {
+		cert, key, caf := c.Member(t, t.TempDir())
 		return mk(t, Config{CertFile: cert, KeyFile: key, CAFile: caf, Secret: secret})
 	}
 	server := withCerts(cluster, "")
@@ -184,7 +121,7 @@ func TestMutualTLS(t *testing.T) {
 	// A TLS caller without a certificate reaches the other methods, not
 	// the member ones.
 	anon := &Members{tls: &certs{}}
-	anon.tls = cluster.clientOnly(t)
+	anon.tls = clientOnly(t, cluster)
 	if got := call(t, addr, anon); got != codes.Unauthenticated {
 		t.Errorf("caller without a certificate: %v, want Unauthenticated", got)
 	}
@@ -196,9 +133,9 @@ func TestMutualTLS(t *testing.T) {
 
 // clientOnly returns certs that verify servers against c but present no
 // certificate.
-func (c *ca) clientOnly(t *testing.T) *certs {
+func clientOnly(t *testing.T, c *testcerts.CA) *certs {
 	t.Helper()
-	cert, key, caf := c.member(t, t.TempDir(), 3)
+	cert, key, caf := c.Member(t, t.TempDir())
 	cs, err := loadCerts(cert, key, caf, "")
 	if err != nil {
 		t.Fatal(err)
@@ -211,19 +148,19 @@ func (c *ca) clientOnly(t *testing.T) *certs {
 // TestCertificateReload: a member whose files change serves the new
 // certificate once the reload interval passed.
 func TestCertificateReload(t *testing.T) {
-	old, next := newCA(t, "old"), newCA(t, "next")
+	old, next := testcerts.NewCA(t, "old"), testcerts.NewCA(t, "next")
 	dir := t.TempDir()
-	cert, key, caf := old.member(t, dir, 2)
+	cert, key, caf := old.Member(t, dir)
 	server := mk(t, Config{CertFile: cert, KeyFile: key, CAFile: caf})
 	addr := serve(t, server)
-	caller := func(c *ca) *Members {
-		cert, key, caf := c.member(t, t.TempDir(), 4)
+	caller := func(c *testcerts.CA) *Members {
+		cert, key, caf := c.Member(t, t.TempDir())
 		return mk(t, Config{CertFile: cert, KeyFile: key, CAFile: caf})
 	}
 	if got := call(t, addr, caller(old)); got != codes.OK {
 		t.Fatalf("before the rotation: %v", got)
 	}
-	next.member(t, dir, 5) // rotate: new certificate, key and CA
+	next.Member(t, dir) // rotate: new certificate, key and CA
 	server.tls.mu.Lock()
 	server.tls.mu.checked = time.Time{} // the interval passed
 	server.tls.mu.Unlock()
