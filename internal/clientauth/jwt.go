@@ -110,13 +110,15 @@ func parseJWKS(b []byte) (map[string]crypto.PublicKey, error) {
 			default:
 				return nil, fmt.Errorf("key %d: unsupported curve %q", i, k.Crv)
 			}
-			x, err1 := b64int(k.X)
-			y, err2 := b64int(k.Y)
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("key %d: a bad EC key", i)
+			x, err1 := base64.RawURLEncoding.DecodeString(k.X)
+			y, err2 := base64.RawURLEncoding.DecodeString(k.Y)
+			size := (curve.Params().BitSize + 7) / 8
+			if err1 != nil || err2 != nil || len(x) != size || len(y) != size {
+				return nil, fmt.Errorf("key %d: a bad EC key (x and y of %d bytes each)", i, size)
 			}
-			ec := &ecdsa.PublicKey{Curve: curve, X: x, Y: y}
-			if _, err := ec.ECDH(); err != nil { // NB: checks the point is on the curve
+			// NB: parsing checks that the point is on the curve.
+			ec, err := ecdsa.ParseUncompressedPublicKey(curve, append(append([]byte{4}, x...), y...))
+			if err != nil {
 				return nil, fmt.Errorf("key %d: a bad EC key: %v", i, err)
 			}
 			pub = ec
