@@ -7,7 +7,7 @@ export GOTOOLCHAIN := local
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 
-.PHONY: all build demo test test-short test-faults proto bench fmt vet clean
+.PHONY: all build demo test test-short test-faults proto bench fuzz lint fmt vet clean
 
 all: build
 
@@ -43,6 +43,23 @@ proto:
 	GOBIN=$(BIN) $(GO) install google.golang.org/grpc/cmd/protoc-gen-go-grpc@$(PROTOC_GEN_GO_GRPC_VERSION)
 	PATH=$(BIN):$$PATH protoc -I proto --go_out=. --go_opt=module=github.com/braidflow/braid \
 		--go-grpc_out=. --go-grpc_opt=module=github.com/braidflow/braid proto/braid/v1/*.proto
+
+## fuzz: run every fuzz target for FUZZTIME each (10m by default; .ci/run runs them briefly).
+FUZZTIME ?= 10m
+FUZZ_TARGETS := ./sql/parser:FuzzParse ./planner:FuzzPlan ./jobgraph:FuzzFromProto \
+	./shuffle:FuzzDecodeFrame ./connectors:FuzzJSONFormat ./expr:FuzzExprJSON
+fuzz:
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "--- $$name ($$pkg, $(FUZZTIME))"; \
+		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg || exit 1; \
+	done
+
+## lint: staticcheck (installed into bin/ from the Go module proxy).
+STATICCHECK_VERSION := v0.8.2
+lint:
+	GOBIN=$(BIN) $(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
+	$(BIN)/staticcheck ./...
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

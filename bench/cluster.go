@@ -109,8 +109,12 @@ func ClusterJoinSpill(ctx context.Context, opts ClusterOptions) (Result, error) 
 
 	c := &procCluster{log: opts.Log}
 	defer c.stop()
+	secret, err := clusterSecret(dir)
+	if err != nil {
+		return Result{}, err
+	}
 	jm, err := c.start(ctx, "jobmanager", filepath.Join(opts.BinDir, "jobmanager"),
-		"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "jm"))
+		"--listen", "127.0.0.1:0", "--http", "127.0.0.1:0", "--data-dir", filepath.Join(dir, "jm"), "--cluster-secret-file", secret)
 	if err != nil {
 		return Result{}, err
 	}
@@ -125,7 +129,7 @@ func ClusterJoinSpill(ctx context.Context, opts ClusterOptions) (Result, error) 
 	tmDir := filepath.Join(dir, "tm")
 	tm, err := c.start(ctx, "taskmanager", filepath.Join(opts.BinDir, "taskmanager"),
 		"--jobmanager", endpoint, "--listen", "127.0.0.1:0", "--slots", "1",
-		"--state-cache", opts.StateCache, "--data-dir", tmDir)
+		"--state-cache", opts.StateCache, "--data-dir", tmDir, "--cluster-secret-file", secret)
 	if err != nil {
 		return Result{}, c.fail(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/braidflow/braid/client"
+	"github.com/braidflow/braid/internal/memberauth"
 )
 
 // serverSpec describes a multi-process cluster for the checkpoint runners.
@@ -61,6 +62,16 @@ func checkBinaries(binDir string) (string, error) {
 	return binDir, nil
 }
 
+// clusterSecret creates the cluster secret of a benchmark's servers in dir
+// and returns its path.
+func clusterSecret(dir string) (string, error) {
+	path := filepath.Join(dir, "cluster-secret")
+	if _, err := memberauth.LoadOrCreateSecret(path); err != nil {
+		return "", fmt.Errorf("bench: %w", err)
+	}
+	return path, nil
+}
+
 // startServers starts the job manager and the task managers and waits until
 // every task manager has registered. On error the processes it started are
 // stopped.
@@ -72,8 +83,12 @@ func startServers(ctx context.Context, spec serverSpec) (*servers, error) {
 	s := &servers{pc: &procCluster{log: spec.log},
 		endpoint: "127.0.0.1:" + strconv.Itoa(ports[0]), httpAddr: "127.0.0.1:" + strconv.Itoa(ports[1]),
 		cpDir: filepath.Join(spec.dir, "checkpoints")}
+	secret, err := clusterSecret(spec.dir)
+	if err != nil {
+		return nil, err
+	}
 	s.jmArgs = []string{filepath.Join(spec.binDir, "jobmanager"), "--listen", s.endpoint, "--http", s.httpAddr,
-		"--data-dir", filepath.Join(spec.dir, "jm"), "--checkpoint-dir", s.cpDir}
+		"--data-dir", filepath.Join(spec.dir, "jm"), "--checkpoint-dir", s.cpDir, "--cluster-secret-file", secret}
 	if err := s.startJobManager(ctx); err != nil {
 		s.stop()
 		return nil, err
@@ -82,7 +97,7 @@ func startServers(ctx context.Context, spec serverSpec) (*servers, error) {
 		s.tmArgs = append(s.tmArgs, []string{filepath.Join(spec.binDir, "taskmanager"),
 			"--jobmanager", s.endpoint, "--listen", "127.0.0.1:0", "--slots", strconv.Itoa(spec.slots),
 			"--state-cache", spec.stateCache, "--data-dir", filepath.Join(spec.dir, fmt.Sprintf("tm-%d", i)),
-			"--id", fmt.Sprintf("bench-tm-%d", i)})
+			"--id", fmt.Sprintf("bench-tm-%d", i), "--cluster-secret-file", secret})
 		s.tms = append(s.tms, nil)
 		if err := s.startTaskManager(ctx, i); err != nil {
 			s.stop()

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/braidflow/braid/internal/memberauth"
 )
 
 // processCluster is a jobmanager and task managers, each its own process, on
@@ -44,7 +46,8 @@ func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster 
 	for i := 0; i < taskManagers; i++ {
 		name := fmt.Sprintf("taskmanager-%d", i)
 		args := []string{"--jobmanager", c.endpoint, "--listen", "127.0.0.1:0", "--slots", strconv.Itoa(slots),
-			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB", "--id", fmt.Sprintf("e2e-tm-%d", i)}
+			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB", "--id", fmt.Sprintf("e2e-tm-%d", i),
+			"--cluster-secret-file", c.secretFile()}
 		c.tmArgs = append(c.tmArgs, args)
 		c.tms = append(c.tms, c.start(name, filepath.Join(bin, "taskmanager"), args...))
 	}
@@ -55,7 +58,18 @@ func startProcessCluster(t *testing.T, taskManagers, slots int) *processCluster 
 
 func (c *processCluster) startJobManager() *exec.Cmd {
 	return c.start("jobmanager", filepath.Join(bin, "jobmanager"),
-		"--listen", c.endpoint, "--http", c.httpAddr, "--data-dir", filepath.Join(c.dir, "jm"))
+		"--listen", c.endpoint, "--http", c.httpAddr, "--data-dir", filepath.Join(c.dir, "jm"),
+		"--cluster-secret-file", c.secretFile())
+}
+
+// secretFile is the cluster secret every member of c is given, created on
+// first use.
+func (c *processCluster) secretFile() string {
+	path := filepath.Join(c.dir, "cluster-secret")
+	if _, err := memberauth.LoadOrCreateSecret(path); err != nil {
+		c.t.Fatal(err)
+	}
+	return path
 }
 
 // restartJobManager kills the job manager with SIGKILL and starts it again

@@ -61,15 +61,17 @@ func startHACluster(t *testing.T, taskManagers, slots int) *haCluster {
 		c.jmArgs = append(c.jmArgs, []string{"--ha", "--etcd", c.etcdEps, "--kafka", strings.Join(broker.Addrs(), ","),
 			"--leader-lease", haLease.String(), "--heartbeat-timeout", "3s",
 			"--listen", c.addrs[i], "--http", c.https[i], "--data-dir", filepath.Join(c.dir, fmt.Sprintf("jm-%d", i)),
-			// NB: every job manager must reach every checkpoint.
-			"--checkpoint-dir", filepath.Join(c.dir, "checkpoints")})
+			// NB: every job manager must reach every checkpoint, and every
+			// member have the cluster's secret.
+			"--checkpoint-dir", filepath.Join(c.dir, "checkpoints"), "--cluster-secret-file", c.secretFile()})
 		c.jms = append(c.jms, c.start(fmt.Sprintf("jobmanager-%d", i), filepath.Join(bin, "jobmanager"), c.jmArgs[i]...))
 	}
 	c.endpoint = strings.Join(c.addrs, ",")
 	for i := 0; i < taskManagers; i++ {
 		name := fmt.Sprintf("taskmanager-%d", i)
 		args := []string{"--jobmanager", c.endpoint, "--listen", "127.0.0.1:0", "--slots", strconv.Itoa(slots),
-			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB", "--id", fmt.Sprintf("e2e-tm-%d", i)}
+			"--data-dir", filepath.Join(c.dir, name), "--state-cache", "64MB", "--id", fmt.Sprintf("e2e-tm-%d", i),
+			"--cluster-secret-file", c.secretFile()}
 		c.tmArgs = append(c.tmArgs, args)
 		c.tms = append(c.tms, c.start(name, filepath.Join(bin, "taskmanager"), args...))
 	}

@@ -29,7 +29,7 @@ func representativeExprs(t testing.TB) []*Expr {
 		Literal(math.NaN(), types.Double),
 		Literal(math.Inf(-1), types.Double),
 		Literal(0.1, types.Double),
-		Literal(-0.0, types.Double),
+		Literal(math.Copysign(0, -1), types.Double),
 		Literal(decimal128.FromBigInt(decimal128.MaxDecimal128.BigInt()), types.Decimal(38, 4)),
 		Literal(decimal128.FromI64(-12345), types.Decimal(10, 2)),
 		StringLiteral("héllo 'x'"),

@@ -29,10 +29,6 @@ func instantToWall(ns int64, loc *time.Location) int64 {
 
 func wallTime(ns int64) time.Time { return time.Unix(0, ns).UTC() }
 
-func wallNanos(t time.Time) int64 {
-	return time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), t.Nanosecond(), time.UTC).UnixNano()
-}
-
 // digits reads 1..maxN decimal digits at s[i:].
 func digits(s string, i, maxN int) (v, next int, ok bool) {
 	j := i

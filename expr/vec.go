@@ -393,28 +393,3 @@ func literalVec(value any, t types.DataType) *vec {
 	return v
 }
 
-// valueAt returns row i of v in Literal's Go form for type t.
-func valueAt(v *vec, i int, t types.DataType) any {
-	if v.isNull(i) {
-		return nil
-	}
-	switch classOf(t) {
-	case clsBool:
-		return v.b[i]
-	case clsInt:
-		switch t.Kind {
-		case types.KindDate, types.KindTime, types.KindIntervalYearMonth:
-			return int32(v.i64[i])
-		}
-		return v.i64[i]
-	case clsFloat:
-		return v.f64[i]
-	case clsDec:
-		return v.dec[i]
-	case clsStr:
-		return v.str[i]
-	case clsBin:
-		return v.bin[i]
-	}
-	return nil
-}

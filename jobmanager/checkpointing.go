@@ -477,6 +477,10 @@ func (j *Job) checkpointAck(a *braidv1.CheckpointAck) {
 	j.mu.Lock()
 	cp := j.mu.cp
 	ok := cp != nil && a.Attempt == j.mu.attempt && cp.attempt == a.Attempt
+	// NB: a task manager acknowledges only for the subtasks placed on it.
+	if st := j.mu.subtasks[subtaskKey{a.Vertex, a.Subtask}]; st == nil || st.tmID != a.TaskManagerId {
+		ok = false
+	}
 	j.mu.Unlock()
 	if ok {
 		cp.ack(a)

@@ -12,6 +12,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
@@ -49,17 +50,48 @@ func (s *clusterService) RegisterTaskManager(ctx context.Context, req *braidv1.R
 	if err := s.jm.store.RegisterTaskManager(ctx, info, s.jm.cfg.HeartbeatTimeout); err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
+	inc := memberauth.NewToken()
+	s.jm.mu.Lock()
+	s.jm.mu.incarnations[req.TaskManagerId] = inc
+	s.jm.mu.Unlock()
 	s.jm.addTaskManager(info)
 	// NB: a task manager registers again only as a new process or after
 	// it dropped its subtasks (its lease had lapsed): either way the
-	// subtasks the job manager placed there are gone.
+	// subtasks the job manager placed there are gone, and calls of the
+	// earlier incarnation are refused from now on.
 	s.jm.failJobsOn(req.TaskManagerId, "task manager "+req.TaskManagerId+" at "+req.Address+" registered again (it restarted); its subtasks were lost")
-	return &braidv1.RegisterTaskManagerResponse{HeartbeatIntervalMs: (s.jm.cfg.HeartbeatTimeout / 3).Milliseconds()}, nil
+	return &braidv1.RegisterTaskManagerResponse{HeartbeatIntervalMs: (s.jm.cfg.HeartbeatTimeout / 3).Milliseconds(), Incarnation: inc}, nil
+}
+
+// errIncarnation refuses a call of a task manager registration that is
+// not the live one.
+var errIncarnation = status.Error(codes.PermissionDenied, "not the task manager's live registration; register again")
+
+// caller checks that the call in ctx comes from the live registration of
+// task manager id (the id the request names), and returns
+// errIncarnation otherwise.
+func (jm *JobManager) caller(ctx context.Context, id string) error {
+	got, inc := memberauth.Caller(ctx)
+	if got == "" || got != id {
+		return errIncarnation
+	}
+	jm.mu.Lock()
+	live, ok := jm.mu.incarnations[id]
+	jm.mu.Unlock()
+	if !ok || !memberauth.Equal(inc, live) {
+		return errIncarnation
+	}
+	return nil
 }
 
 // Heartbeat renews the task manager's lease; known=false asks it to
 // register again.
 func (s *clusterService) Heartbeat(ctx context.Context, req *braidv1.HeartbeatRequest) (*braidv1.HeartbeatResponse, error) {
+	if s.jm.caller(ctx, req.TaskManagerId) != nil {
+		// NB: not renewed: the heartbeat of an earlier process (or of no
+		// registration) must not keep a dead task manager's lease alive.
+		return &braidv1.HeartbeatResponse{Known: false}, nil
+	}
 	known, err := s.jm.store.RenewTaskManager(ctx, req.TaskManagerId)
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
@@ -75,6 +107,9 @@ func (s *clusterService) Heartbeat(ctx context.Context, req *braidv1.HeartbeatRe
 // ReportTaskStatus records one subtask's state and counters and derives the
 // job's status from them.
 func (s *clusterService) ReportTaskStatus(ctx context.Context, r *braidv1.TaskStatusReport) (*braidv1.TaskStatusAck, error) {
+	if err := s.jm.caller(ctx, r.TaskManagerId); err != nil {
+		return nil, err
+	}
 	j := s.jm.job(r.JobId)
 	if j == nil {
 		return &braidv1.TaskStatusAck{}, nil
@@ -86,6 +121,9 @@ func (s *clusterService) ReportTaskStatus(ctx context.Context, r *braidv1.TaskSt
 // AcknowledgeCheckpoint passes a subtask's part of a checkpoint to its
 // job's coordinator. Acknowledgements of an earlier attempt are ignored.
 func (s *clusterService) AcknowledgeCheckpoint(ctx context.Context, a *braidv1.CheckpointAck) (*braidv1.CheckpointAckResponse, error) {
+	if err := s.jm.caller(ctx, a.TaskManagerId); err != nil {
+		return nil, err
+	}
 	if j := s.jm.job(a.JobId); j != nil {
 		j.checkpointAck(a)
 	}
@@ -107,7 +145,9 @@ func (s *clusterService) PushResults(stream grpc.ClientStreamingServer[braidv1.R
 			return err
 		}
 		if j == nil {
-			if j = s.jm.job(c.JobId); j == nil {
+			// NB: only a subtask the job manager deployed knows the job's
+			// result token; anyone else would inject rows into a query.
+			if j = s.jm.job(c.JobId); j == nil || !memberauth.Equal(memberauth.ResultToken(stream.Context()), j.resultToken) {
 				return notFound(c.JobId)
 			}
 		}
@@ -164,6 +204,7 @@ func (jm *JobManager) taskManagerLost(id string) {
 	jm.mu.Lock()
 	info, ok := jm.mu.tms[id]
 	delete(jm.mu.tms, id)
+	delete(jm.mu.incarnations, id)
 	var hit []*Job
 	for _, j := range jm.mu.jobs {
 		if j != nil && j.runsOn(id) {

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
@@ -89,6 +91,17 @@ type Config struct {
 	// checkpoints); a job that exceeds it fails. DefaultResultBufferBytes
 	// when zero.
 	ResultBufferBytes int64
+	// Members says how the cluster's members authenticate each other:
+	// mutual TLS when its certificate files are set, and/or the cluster
+	// secret. Without certificates and without Members.Secret, the secret
+	// is read from ClusterSecretFile, which is created (with a random
+	// secret) on first start; by default <DataDir>/cluster-secret. Task
+	// managers must be given the same secret (see ClusterSecret).
+	Members memberauth.Config
+	// ClusterSecretFile holds the cluster secret; see Members. With HA
+	// every job manager must read the same secret, so it must be given
+	// (or certificates) rather than created in each data directory.
+	ClusterSecretFile string
 }
 
 func (c *Config) setDefaults() error {
@@ -123,5 +136,40 @@ func (c *Config) setDefaults() error {
 	if c.DataDir == "" && (len(c.Etcd) == 0 || len(c.Kafka) == 0) {
 		return errors.New("jobmanager: a data directory is needed for the embedded etcd and broker (set --data-dir, or --etcd and --kafka)")
 	}
+	return c.resolveSecret()
+}
+
+// resolveSecret reads or creates the cluster secret when the members
+// authenticate with one (no certificates, no secret given).
+func (c *Config) resolveSecret() error {
+	tls := c.Members.CertFile != "" || c.Members.KeyFile != "" || c.Members.CAFile != ""
+	if c.Members.Secret != "" || (tls && c.ClusterSecretFile == "") {
+		return nil
+	}
+	path := c.ClusterSecretFile
+	if path == "" {
+		if c.HA {
+			return errors.New("jobmanager: high availability (--ha) needs a cluster secret shared by every job manager (--cluster-secret-file) or member certificates (--tls-cert, --tls-key, --tls-ca)")
+		}
+		if c.DataDir == "" {
+			return errors.New("jobmanager: the cluster secret needs a data directory to live in (set --data-dir or --cluster-secret-file)")
+		}
+		path = filepath.Join(c.DataDir, ClusterSecretName)
+		secret, err := memberauth.LoadOrCreateSecret(path)
+		if err != nil {
+			return fmt.Errorf("jobmanager: %w", err)
+		}
+		c.Members.Secret = secret
+		return nil
+	}
+	secret, err := memberauth.ReadSecret(path)
+	if err != nil {
+		return fmt.Errorf("jobmanager: %w", err)
+	}
+	c.Members.Secret = secret
 	return nil
 }
+
+// ClusterSecretName is the file of the cluster secret in a job manager's
+// data directory.
+const ClusterSecretName = "cluster-secret"

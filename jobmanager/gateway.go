@@ -36,9 +36,8 @@ import (
 // each session's current database, settings and temporary tables, executes
 // DDL against the catalog, and plans INSERT and SELECT statements into jobs.
 type SQLGateway struct {
-	jm       *JobManager
-	resolver *connectors.Resolver
-	log      *zap.Logger
+	jm  *JobManager
+	log *zap.Logger
 	mu       struct {
 		sync.Mutex
 		sessions map[string]*session

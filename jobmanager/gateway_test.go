@@ -13,9 +13,9 @@ import (
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/braidflow/braid/client"
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/localcluster"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
@@ -297,13 +297,17 @@ func TestQueryFailsWhenDeployFails(t *testing.T) {
 	cl, c := startSQLCluster(t, "")
 	defer cl.Close()
 	defer c.Close()
-	conn, err := grpc.NewClient(cl.Endpoint(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	members, err := memberauth.New(cl.JobManager().MemberConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := grpc.NewClient(cl.Endpoint(), members.DialOptions()...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	// A task manager that registers and never serves: it has the most free
-	// slots, so placement uses it.
+	// A task manager (a member: it has the cluster's secret) that registers
+	// and never serves: it has the most free slots, so placement uses it.
 	_, err = braidv1.NewClusterServiceClient(conn).RegisterTaskManager(context.Background(),
 		&braidv1.RegisterTaskManagerRequest{TaskManagerId: "ghost", Address: "127.0.0.1:1", Slots: 8})
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
@@ -79,6 +80,9 @@ type Job struct {
 	// they lead to, so etcd sees the statuses in order (see step).
 	transition sync.Mutex
 
+	// resultToken authorizes the job's collect sink to push its rows; it
+	// goes to task managers with every deploy.
+	resultToken  string
 	results      ResultHandler
 	resultsMu    sync.Mutex // held while the handler runs; before heldMu
 	resultsEnded bool       // guarded by resultsMu
@@ -114,6 +118,9 @@ func newJob(jm *JobManager, graph *jobgraph.Graph, placements []*braidv1.Placeme
 		startMs: time.Now().UnixMilli(),
 		done:    make(chan struct{}),
 		results: results,
+		// NB: per job, not per attempt: chunks of a superseded attempt are
+		// dropped by their attempt number.
+		resultToken: memberauth.NewToken(),
 	}
 	if results != nil && checkpointing(graph) {
 		j.held = newResultBuffer(jm.cfg.ResultBufferBytes)
@@ -205,6 +212,10 @@ func (j *Job) runsOn(id string) bool {
 func (j *Job) report(r *braidv1.TaskStatusReport) {
 	j.step(func(lc *scheduler.JobLifecycle) []scheduler.Action {
 		st, ok := j.mu.subtasks[subtaskKey{r.Vertex, r.Subtask}]
+		if ok && r.Attempt == j.mu.attempt && st.tmID != r.TaskManagerId {
+			// NB: a task manager speaks only for the subtasks placed on it.
+			return nil
+		}
 		if ok && !lc.Status().Terminal() && r.Attempt == j.mu.attempt && !subtaskEnded(st.state) {
 			st.state = r.State
 			st.rowsIn, st.rowsOut, st.remoteOut = r.RowsIn, r.RowsOut, r.RemoteRowsOut

@@ -7,12 +7,12 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
@@ -22,6 +22,7 @@ import (
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/grpcrecover"
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/internal/netaddr"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
@@ -56,6 +57,9 @@ type JobManager struct {
 	advertise string
 	// deposed is closed when this job manager lost its leadership (HA).
 	deposed chan struct{}
+	// members authenticates task managers and this job manager's calls to
+	// them.
+	members *memberauth.Members
 
 	mu struct {
 		sync.Mutex
@@ -65,6 +69,9 @@ type JobManager struct {
 		ended []string
 		// tms are the live task managers by id.
 		tms map[string]metastore.TaskManagerInfo
+		// incarnations are the live registrations' tokens, by task
+		// manager id (see RegisterTaskManagerResponse.incarnation).
+		incarnations map[string]string
 		// conns are client connections to task managers by address.
 		conns map[string]*grpc.ClientConn
 		// resumed are jobs of an earlier run to restart once serving.
@@ -88,13 +95,18 @@ func New(cfg Config) (*JobManager, error) {
 	if err := cfg.setDefaults(); err != nil {
 		return nil, err
 	}
-	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{})}
+	members, err := memberauth.New(cfg.Members)
+	if err != nil {
+		return nil, fmt.Errorf("jobmanager: %w", err)
+	}
+	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{}), members: members}
 	jm.mu.gateway = cfg.Gateway
 	if jm.mu.gateway == nil {
 		jm.mu.gateway = NewSQLGateway(jm)
 	}
 	jm.mu.jobs = map[string]*Job{}
 	jm.mu.tms = map[string]metastore.TaskManagerInfo{}
+	jm.mu.incarnations = map[string]string{}
 	jm.mu.conns = map[string]*grpc.ClientConn{}
 	jm.metrics = newMetrics(jm)
 	return jm, nil
@@ -219,6 +231,9 @@ func (jm *JobManager) takeCharge() {
 func (jm *JobManager) serveGRPC(lis net.Listener) {
 	jm.lis = lis
 	opts := append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))
+	// NB: members are checked before the leader gate, so a stranger does
+	// not learn where the leader is.
+	opts = append(opts, jm.members.ServerOptions(memberMethod)...)
 	jm.grpc = grpc.NewServer(append(opts, jm.leaderGate()...)...)
 	braidv1.RegisterClientServiceServer(jm.grpc, &clientService{jm: jm})
 	braidv1.RegisterClusterServiceServer(jm.grpc, &clusterService{jm: jm})
@@ -358,6 +373,17 @@ func stopGRPC(s *grpc.Server, grace time.Duration) {
 	}
 }
 
+// memberMethod reports whether only cluster members may call method: the
+// ClusterService, which task managers call.
+func memberMethod(method string) bool {
+	return strings.HasPrefix(method, "/braid.v1.ClusterService/")
+}
+
+// MemberConfig returns how this job manager's cluster authenticates its
+// members, with the cluster secret resolved: what a task manager of the
+// cluster is configured with (localcluster gives it to its task managers).
+func (jm *JobManager) MemberConfig() memberauth.Config { return jm.cfg.Members }
+
 // taskClient returns a TaskService client for the task manager at addr,
 // reusing one connection per address.
 func (jm *JobManager) taskClient(addr string) (braidv1.TaskServiceClient, error) {
@@ -366,7 +392,7 @@ func (jm *JobManager) taskClient(addr string) (braidv1.TaskServiceClient, error)
 	if c, ok := jm.mu.conns[addr]; ok {
 		return braidv1.NewTaskServiceClient(c), nil
 	}
-	c, err := grpc.NewClient(addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	c, err := grpc.NewClient(addr, jm.members.DialOptions()...)
 	if err != nil {
 		return nil, fmt.Errorf("jobmanager: connect to task manager at %s: %w", addr, err)
 	}

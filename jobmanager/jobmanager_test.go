@@ -94,7 +94,7 @@ func startCluster(t *testing.T, n int) *cluster {
 	})
 	for i := range n {
 		tm, err := taskmanager.New(taskmanager.Config{
-			JobManager: jm.Addr(), Listen: "127.0.0.1:0", DataDir: t.TempDir(), Slots: 2,
+			JobManager: jm.Addr(), Listen: "127.0.0.1:0", DataDir: t.TempDir(), Slots: 2, Members: jm.MemberConfig(),
 			ID: "tm-" + string(rune('a'+i)), Build: build,
 		})
 		if err != nil {

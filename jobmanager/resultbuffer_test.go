@@ -48,7 +48,7 @@ func (s *sinkStream) rows(vals ...int64) error {
 	bld.AppendValues(vals, nil)
 	col := bld.NewArray()
 	defer col.Release()
-	rec := array.NewRecord(testResultSchema, []arrow.Array{col}, int64(len(vals)))
+	rec := array.NewRecordBatch(testResultSchema, []arrow.Array{col}, int64(len(vals)))
 	defer rec.Release()
 	s.buf.Reset()
 	if err := s.w.Write(rec); err != nil {
@@ -98,7 +98,7 @@ func (c *client) values(t *testing.T) []int64 {
 	defer r.Release()
 	var out []int64
 	for r.Next() {
-		out = append(out, r.Record().Column(0).(*array.Int64).Int64Values()...)
+		out = append(out, r.RecordBatch().Column(0).(*array.Int64).Int64Values()...)
 	}
 	if err := r.Err(); err != nil {
 		t.Fatalf("client cannot read the result stream: %v", err)

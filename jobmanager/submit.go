@@ -197,7 +197,7 @@ func (jm *JobManager) deploy(ctx context.Context, j *Job, restore *braidv1.Resto
 	for tmID, refs := range byTM {
 		addr := tmAddrs[tmID]
 		req := &braidv1.DeployTasksRequest{Graph: graph, Placements: placements, Deploy: refs, JobManagerAddress: jm.Addr(),
-			Attempt: attempt, Restore: restore, CheckpointStorage: storage, Brokers: jm.Brokers()}
+			Attempt: attempt, Restore: restore, CheckpointStorage: storage, Brokers: jm.Brokers(), ResultToken: j.resultToken}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

@@ -19,6 +19,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/taskmanager"
 )
@@ -47,6 +48,9 @@ type Options struct {
 	Logger           *zap.Logger
 	// Gateway serves SQL sessions; DefaultGateway's when nil.
 	Gateway jobmanager.Gateway
+	// Members says how the job manager and task managers authenticate
+	// each other; zero: with a cluster secret the job manager creates.
+	Members memberauth.Config
 }
 
 // Cluster is a running local cluster.
@@ -85,7 +89,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 
 	c.jm, err = jobmanager.New(jobmanager.Config{
 		Listen: "127.0.0.1:0", HTTP: opts.HTTP, DataDir: filepath.Join(c.dir, "jobmanager"),
-		Logger: opts.Logger, Gateway: opts.Gateway, HeartbeatTimeout: opts.HeartbeatTimeout,
+		Logger: opts.Logger, Gateway: opts.Gateway, HeartbeatTimeout: opts.HeartbeatTimeout, Members: opts.Members,
 	})
 	if err != nil {
 		return nil, err
@@ -114,8 +118,8 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 }
 
 // AddTaskManager starts one more task manager with cfg, filling in the job
-// manager's address, a loopback listen address and a data directory when
-// they are empty. It does not wait for the registration.
+// manager's address, a loopback listen address, a data directory and the
+// cluster's member credentials when they are empty. It does not wait for the registration.
 func (c *Cluster) AddTaskManager(ctx context.Context, cfg taskmanager.Config) (*taskmanager.TaskManager, error) {
 	if cfg.JobManager == "" {
 		cfg.JobManager = c.jm.Addr()
@@ -125,6 +129,9 @@ func (c *Cluster) AddTaskManager(ctx context.Context, cfg taskmanager.Config) (*
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = filepath.Join(c.dir, fmt.Sprintf("taskmanager-%d", len(c.tms)))
+	}
+	if cfg.Members == (memberauth.Config{}) {
+		cfg.Members = c.jm.MemberConfig()
 	}
 	tm, err := taskmanager.New(cfg)
 	if err != nil {

@@ -17,10 +17,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/braidflow/braid/internal/memberauth"
+	"github.com/braidflow/braid/internal/memberauth/testcerts"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/localcluster"
 	"github.com/braidflow/braid/operators"
+	"github.com/braidflow/braid/taskmanager"
 	"github.com/braidflow/braid/types"
 )
 
@@ -233,6 +236,38 @@ func TestPipelineDeliversEveryRow(t *testing.T) {
 	}
 	if res.ends != 1 {
 		t.Errorf("end of results delivered %d times", res.ends)
+	}
+}
+
+// TestPipelineOverMutualTLS runs the pipeline with members that
+// authenticate by certificate: deploys, results and the data exchange
+// between the two task managers all go over mutual TLS, and a task manager
+// without a certificate is refused.
+func TestPipelineOverMutualTLS(t *testing.T) {
+	cert, key, ca := testcerts.NewCA(t, "cluster").Member(t, t.TempDir())
+	c := start(t, localcluster.Options{Members: memberauth.Config{CertFile: cert, KeyFile: key, CAFile: ca}})
+	var res results
+	j, err := c.JobManager().SubmitJob(context.Background(), pipeline(testRowsSpec{Rows: 3}), res.handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := wait(t, j); st != jobmanager.StatusFinished {
+		t.Fatalf("job ended %s: %v", st, err)
+	}
+	if got := res.values(t); len(got) != 6 {
+		t.Fatalf("got %v, want 6 rows", got)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	tm, err := c.AddTaskManager(ctx, taskmanager.Config{ID: "plain", Members: memberauth.Config{Secret: "a-secret-but-no-certificate"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tm.WaitRegistered(ctx); err == nil {
+		t.Fatal("a task manager without a certificate registered")
+	}
+	if n := len(c.JobManager().SlotsSnapshot()); n != 2 {
+		t.Errorf("%d task managers registered, want 2", n)
 	}
 }
 

@@ -21,7 +21,10 @@ func init() {
 	})
 }
 
-// ErrNullRowtime is Flink's error for a NULL in the WATERMARK FOR column.
+// ErrNullRowtime is Flink's error for a NULL in the WATERMARK FOR column,
+// word for word.
+//
+//lint:ignore ST1005 Flink's message, verbatim
 var ErrNullRowtime = errors.New("RowTime field should not be null, please convert it to a non-null long value.")
 
 // WatermarkAssigner generates a table's watermarks from its WATERMARK FOR

@@ -486,7 +486,8 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 	if t.SystemTime != nil {
 		return nil, nil, unsupported(t.SystemTime.Position(), "FOR SYSTEM_TIME AS OF (temporal joins)")
 	}
-	for _, h := range t.Hints {
+	if len(t.Hints) > 0 {
+		h := t.Hints[0]
 		if !strings.EqualFold(h.Name.Name, "OPTIONS") {
 			return nil, nil, errorf(h.Pos, "unknown table hint %s", h.Name.Name)
 		}

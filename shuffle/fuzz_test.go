@@ -151,14 +151,14 @@ func checkWhole(b types.Batch) error {
 // builders and its local exchange do not check it, so the remote exchange
 // does not refuse it either.
 func validateOffsets(col arrow.Array) error {
-	switch col.(type) {
+	switch c := col.(type) {
 	case *array.String:
-		d := col.Data()
+		d := c.Data()
 		bin := array.NewBinaryData(array.NewData(arrow.BinaryTypes.Binary, d.Len(), d.Buffers(), nil, d.NullN(), d.Offset()))
 		defer bin.Release()
 		return bin.ValidateFull()
 	case *array.Binary:
-		return col.(*array.Binary).ValidateFull()
+		return c.ValidateFull()
 	}
 	return nil
 }

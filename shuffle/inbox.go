@@ -296,16 +296,6 @@ func (in *Inbox) Close() {
 	}
 }
 
-// closed reports whether Close was called.
-func (in *Inbox) closed() bool {
-	select {
-	case <-in.done:
-		return true
-	default:
-		return false
-	}
-}
-
 // channel returns the channel for spec and marks it attached: a channel takes
 // one sender only.
 func (in *Inbox) attach(spec ChannelSpec) (*inboxChannel, error) {

@@ -8,6 +8,8 @@ import (
 	"os"
 
 	"go.uber.org/zap"
+
+	"github.com/braidflow/braid/internal/memberauth"
 )
 
 // Defaults of Config.
@@ -46,6 +48,12 @@ type Config struct {
 	// Build builds subtasks; nil selects the runtime. Tests and embedders
 	// that run their own subtasks set it.
 	Build BuildFunc
+	// Members says how this task manager and the rest of the cluster
+	// authenticate each other: the cluster secret that the job manager
+	// created (its data dir's cluster-secret, or --cluster-secret-file)
+	// and/or member certificates. The zero value trusts everyone and is
+	// trusted by no job manager that authenticates its members.
+	Members memberauth.Config
 }
 
 func (c *Config) setDefaults() error {

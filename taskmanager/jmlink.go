@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 
 	"github.com/braidflow/braid/internal/leaderhint"
 )
@@ -19,6 +18,7 @@ import (
 // internal/leaderhint); otherwise it tries the configured addresses in turn.
 type jmLink struct {
 	addrs []string
+	opts  []grpc.DialOption // how to dial a job manager
 
 	mu struct {
 		sync.Mutex
@@ -41,8 +41,8 @@ func splitAddrs(s string) []string {
 	return out
 }
 
-func newJMLink(list string) (*jmLink, error) {
-	l := &jmLink{addrs: splitAddrs(list)}
+func newJMLink(list string, opts ...grpc.DialOption) (*jmLink, error) {
+	l := &jmLink{addrs: splitAddrs(list), opts: opts}
 	if len(l.addrs) == 0 {
 		return nil, errors.New("taskmanager: no job manager address")
 	}
@@ -88,7 +88,7 @@ func (l *jmLink) conn() (*grpc.ClientConn, error) {
 	c, ok := l.mu.conns[l.mu.cur]
 	if !ok {
 		var err error
-		c, err = grpc.NewClient(l.mu.cur, grpc.WithTransportCredentials(insecure.NewCredentials()))
+		c, err = grpc.NewClient(l.mu.cur, l.opts...)
 		if err != nil {
 			return nil, fmt.Errorf("taskmanager: job manager address %q: %w", l.mu.cur, err)
 		}

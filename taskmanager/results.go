@@ -9,7 +9,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/ipc"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
 
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/operators"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/types"
@@ -28,6 +30,9 @@ type resultWriter struct {
 	jobID   string
 	subtask int32
 	attempt int32
+	// token is the job's result token from the deploy request, which the
+	// job manager checks before it takes any chunk.
+	token string
 
 	mu     sync.Mutex
 	stream grpc.ClientStreamingClient[braidv1.ResultChunk, braidv1.PushResultsAck]
@@ -42,7 +47,7 @@ func (r *resultWriter) open() error {
 	if r.stream != nil {
 		return nil
 	}
-	s, err := r.client.PushResults(r.ctx)
+	s, err := r.client.PushResults(metadata.AppendToOutgoingContext(r.ctx, memberauth.ResultTokenHeader, r.token))
 	if err != nil {
 		return fmt.Errorf("taskmanager: open the result stream to the job manager: %w", err)
 	}

@@ -424,7 +424,7 @@ func (tm *TaskManager) spec(j *runningJob, req *braidv1.DeployTasksRequest, g *j
 		Logger:         tm.log.With(zap.String("job", g.JobID), zap.String("vertex", v.Name), zap.Int32("subtask", ref.Subtask)),
 	}
 	if v.HasKind(jobgraph.KindCollect) {
-		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobID, subtask: ref.Subtask, attempt: req.Attempt}
+		octx.Results = &resultWriter{ctx: j.ctx, client: tm.cluster, jobID: g.JobID, subtask: ref.Subtask, attempt: req.Attempt, token: req.ResultToken}
 	}
 	stateDir := filepath.Join(j.dir, fmt.Sprintf("%d-%d", v.ID, ref.Subtask))
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {

@@ -7,17 +7,21 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/internal/grpcrecover"
 	"github.com/braidflow/braid/internal/leaderhint"
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/internal/netaddr"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
@@ -53,6 +57,9 @@ type TaskManager struct {
 		jobs    map[string]*runningJob
 		started bool
 		closing bool
+		// incarnation is the job manager's token of the live
+		// registration, sent with every later ClusterService call.
+		incarnation string
 	}
 }
 
@@ -104,7 +111,12 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 		tm.id = defaultID(tm.addr)
 	}
 	tm.log = tm.log.With(zap.String("task_manager", tm.id))
-	link, err := newJMLink(tm.cfg.JobManager)
+	members, err := memberauth.New(tm.cfg.Members)
+	if err != nil {
+		lis.Close()
+		return fmt.Errorf("taskmanager: %w", err)
+	}
+	link, err := newJMLink(tm.cfg.JobManager, append(members.DialOptions(), memberauth.Identify(tm.id, tm.incarnation)...)...)
 	if err != nil {
 		lis.Close()
 		return err
@@ -113,11 +125,13 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 	tm.cluster = braidv1.NewClusterServiceClient(link)
 	tm.ctx, tm.cancel = context.WithCancel(context.Background())
 
-	tm.exchange = shuffle.NewExchange(shuffle.ExchangeOptions{Logger: tm.log})
+	tm.exchange = shuffle.NewExchange(shuffle.ExchangeOptions{Logger: tm.log,
+		Pool: shuffle.NewConnPool(append(shuffle.DialOptions(), members.DialOptions()...)...)})
 	// NB: the data service's options apply to the whole server: its
 	// message size limit (64 MiB, as before for TaskService too) and the
 	// fixed flow-control windows that make backpressure reach senders.
-	tm.grpc = grpc.NewServer(append(grpcrecover.ServerOptions(tm.log), shuffle.ServerOptions()...)...)
+	opts := append(grpcrecover.ServerOptions(tm.log), shuffle.ServerOptions()...)
+	tm.grpc = grpc.NewServer(append(opts, members.ServerOptions(memberMethod)...)...)
 	braidv1.RegisterTaskServiceServer(tm.grpc, &taskService{tm: tm})
 	braidv1.RegisterDataServiceServer(tm.grpc, tm.exchange)
 	tm.health = health.NewServer()
@@ -162,9 +176,15 @@ func (tm *TaskManager) WaitRegistered(ctx context.Context) error {
 // answer names it, and otherwise the addresses are tried in turn.
 func (tm *TaskManager) membership() {
 	backoff := 100 * time.Millisecond
+	refusedOnce := false
 	for tm.ctx.Err() == nil {
 		interval, err := tm.register()
 		if err != nil {
+			if status.Code(err) == codes.Unauthenticated && !refusedOnce {
+				refusedOnce = true
+				tm.log.Error("the job manager refused this task manager as a stranger: give it the cluster's secret (--cluster-secret-file, the job manager's <data-dir>/cluster-secret) or member certificates (--tls-cert, --tls-key, --tls-ca)",
+					zap.String("job_manager", tm.jm.current()))
+			}
 			tm.log.Debug("register with the job manager", zap.String("job_manager", tm.jm.current()), zap.Error(err))
 			prev := tm.jm.current()
 			if leader, _ := leaderhint.Parse(err); tm.jm.failed(err) && leader != "" && leader != prev {
@@ -182,6 +202,19 @@ func (tm *TaskManager) membership() {
 	}
 }
 
+// memberMethod reports whether only cluster members may call method: the
+// TaskService (the job manager) and the DataService (other task managers).
+func memberMethod(method string) bool {
+	return strings.HasPrefix(method, "/braid.v1.TaskService/") || strings.HasPrefix(method, "/braid.v1.DataService/")
+}
+
+// incarnation is the token of this task manager's live registration.
+func (tm *TaskManager) incarnation() string {
+	tm.mu.Lock()
+	defer tm.mu.Unlock()
+	return tm.mu.incarnation
+}
+
 func (tm *TaskManager) register() (time.Duration, error) {
 	ctx, cancel := context.WithTimeout(tm.ctx, 5*time.Second)
 	defer cancel()
@@ -191,6 +224,9 @@ func (tm *TaskManager) register() (time.Duration, error) {
 	if err != nil {
 		return 0, err
 	}
+	tm.mu.Lock()
+	tm.mu.incarnation = resp.Incarnation
+	tm.mu.Unlock()
 	tm.log.Info("registered with the job manager", zap.String("job_manager", tm.jm.current()))
 	interval := time.Duration(resp.HeartbeatIntervalMs) * time.Millisecond
 	if interval <= 0 {

@@ -23,6 +23,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
 )
 
@@ -51,6 +52,10 @@ func main() {
 	leaderLease := flag.Duration("leader-lease", jobmanager.DefaultLeaderLease, "with --ha, a leader silent this long is replaced (whole seconds)")
 	advertise := flag.String("advertise", "", "address task managers and clients reach this job manager at (default: the listen address, hostname for an unspecified host)")
 	checkpointDir := flag.String("checkpoint-dir", "", "default checkpoint storage: a directory, file:// or s3://bucket/prefix?endpoint=...&region=... URI (empty: <data-dir>/checkpoints)")
+	secretFile := flag.String("cluster-secret-file", "", "file of the secret task managers must present (default: <data-dir>/cluster-secret, created on first start; required with --ha unless certificates are given)")
+	tlsCert := flag.String("tls-cert", "", "this member's certificate (PEM) for mutual TLS between job and task managers")
+	tlsKey := flag.String("tls-key", "", "the key of --tls-cert (PEM)")
+	tlsCA := flag.String("tls-ca", "", "the CA that signs every member's certificate (PEM)")
 	flag.Parse()
 
 	cpDefaults := map[string]string{}
@@ -74,6 +79,7 @@ func main() {
 		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
+		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))

@@ -1,6 +1,6 @@
 // Command taskmanager runs a Braid task manager.
 //
-//	taskmanager --jobmanager jobmanager:6123 --listen :6124 --slots 4 --data-dir /var/lib/braid --state-cache 256MiB
+//	taskmanager --jobmanager jobmanager:6123 --cluster-secret-file /etc/braid/cluster-secret --listen :6124 --slots 4 --data-dir /var/lib/braid --state-cache 256MiB
 package main
 
 import (
@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	_ "github.com/braidflow/braid/connectors" // registers every source and sink
+	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/taskmanager"
 )
 
@@ -25,7 +26,20 @@ func main() {
 	dataDir := flag.String("data-dir", "", "directory of local state (default: a temporary directory)")
 	stateCache := flag.String("state-cache", "256MiB", "state cache budget, e.g. 256MB, 64MiB, 1GiB")
 	id := flag.String("id", "", "task manager id (default: hostname-port)")
+	secretFile := flag.String("cluster-secret-file", "", "file of the cluster secret (the job manager's <data-dir>/cluster-secret, or its --cluster-secret-file)")
+	tlsCert := flag.String("tls-cert", "", "this member's certificate (PEM) for mutual TLS between job and task managers")
+	tlsKey := flag.String("tls-key", "", "the key of --tls-cert (PEM)")
+	tlsCA := flag.String("tls-ca", "", "the CA that signs every member's certificate (PEM)")
 	flag.Parse()
+	members := memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA}
+	if *secretFile != "" {
+		secret, err := memberauth.ReadSecret(*secretFile)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "taskmanager: --cluster-secret-file:", err)
+			os.Exit(2)
+		}
+		members.Secret = secret
+	}
 
 	cache, err := taskmanager.ParseSize(*stateCache)
 	if err != nil {
@@ -43,7 +57,7 @@ func main() {
 	defer stop()
 	tm, err := taskmanager.New(taskmanager.Config{
 		JobManager: *jm, Listen: *listen, Advertise: *advertise, Slots: *slots,
-		DataDir: *dataDir, StateCacheBytes: cache, ID: *id, Logger: log,
+		DataDir: *dataDir, StateCacheBytes: cache, ID: *id, Logger: log, Members: members,
 	})
 	if err == nil {
 		err = tm.Start(ctx)

@@ -21,11 +21,10 @@ func TestUnaryInterceptor(t *testing.T) {
 	ic := UnaryInterceptor(zap.New(core))
 	info := &grpc.UnaryServerInfo{FullMethod: "/braid.v1.ClientService/Execute"}
 	_, err := ic(context.Background(), nil, info, func(context.Context, any) (any, error) {
-		var m map[string]int
-		m["x"] = 1 // a nil map write panics
-		return nil, nil
+		var s []int
+		return s[3], nil // an index out of range panics
 	})
-	if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "internal error in /braid.v1.ClientService/Execute: assignment to entry in nil map") {
+	if status.Code(err) != codes.Internal || !strings.Contains(err.Error(), "internal error in /braid.v1.ClientService/Execute: runtime error: index out of range [3] with length 0") {
 		t.Errorf("err = %v", err)
 	}
 	if logs.Len() != 1 || !strings.Contains(logs.All()[0].ContextMap()["stack"].(string), "TestUnaryInterceptor") {

@@ -51,6 +51,12 @@ var allowed = map[string][]string{
 	"internal/netaddr": {},
 	// How a standby job manager names the leader, for servers and clients.
 	"internal/leaderhint": {},
+	// How cluster members authenticate each other (secret, mutual TLS).
+	"internal/memberauth": {},
+	// Certificates for tests of mutual TLS.
+	"internal/memberauth/testcerts": {},
+	// How clients authenticate (tokens, JWT) and their roles.
+	"internal/clientauth": {},
 }
 
 func TestLayering(t *testing.T) {

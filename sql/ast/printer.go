@@ -9,10 +9,6 @@ type printer struct {
 
 func (p *printer) str(s string) { p.b.WriteString(s) }
 
-func (p *printer) node(n Node) { n.format(p) }
-
-func (p *printer) ident(id *Ident) { id.format(p) }
-
 // list prints items separated by ", ".
 func list[T Node](p *printer, items []T) {
 	for i, it := range items {

@@ -269,11 +269,6 @@ func (p *parser) postfixExpr() ast.Expr {
 	}
 }
 
-// niladic functions written without parentheses.
-var niladic = map[string]bool{
-	"CURRENT_TIMESTAMP": true, "CURRENT_DATE": true, "CURRENT_TIME": true,
-	"LOCALTIMESTAMP": true, "LOCALTIME": true,
-}
 
 func (p *parser) primary() ast.Expr {
 	t := p.tok()

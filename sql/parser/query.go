@@ -244,7 +244,7 @@ func (p *parser) selectItem() *ast.SelectItem {
 	}
 	if t := p.peek(n); t.kind == tokOp && t.text == "*" {
 		st := &ast.Star{Pos: p.pos()}
-		for p.peekOp("*") == false {
+		for !p.peekOp("*") {
 			st.Qualifier = append(st.Qualifier, p.ident())
 			p.i++ // "."
 		}

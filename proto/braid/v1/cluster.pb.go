@@ -353,8 +353,12 @@ func (x *RegisterTaskManagerRequest) GetSlots() int32 {
 type RegisterTaskManagerResponse struct {
 	state               protoimpl.MessageState `protogen:"open.v1"`
 	HeartbeatIntervalMs int64                  `protobuf:"varint,1,opt,name=heartbeat_interval_ms,json=heartbeatIntervalMs,proto3" json:"heartbeat_interval_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// incarnation names this registration: every later ClusterService call of
+	// the task manager carries it (metadata braid-incarnation, with its id in
+	// braid-task-manager), and a call with another one is refused.
+	Incarnation   string `protobuf:"bytes,2,opt,name=incarnation,proto3" json:"incarnation,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RegisterTaskManagerResponse) Reset() {
@@ -392,6 +396,13 @@ func (x *RegisterTaskManagerResponse) GetHeartbeatIntervalMs() int64 {
 		return x.HeartbeatIntervalMs
 	}
 	return 0
+}
+
+func (x *RegisterTaskManagerResponse) GetIncarnation() string {
+	if x != nil {
+		return x.Incarnation
+	}
+	return ""
 }
 
 type HeartbeatRequest struct {
@@ -799,9 +810,10 @@ const file_braid_v1_cluster_proto_rawDesc = "" +
 	"\x1aRegisterTaskManagerRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\x12\x18\n" +
 	"\aaddress\x18\x02 \x01(\tR\aaddress\x12\x14\n" +
-	"\x05slots\x18\x03 \x01(\x05R\x05slots\"Q\n" +
+	"\x05slots\x18\x03 \x01(\x05R\x05slots\"s\n" +
 	"\x1bRegisterTaskManagerResponse\x122\n" +
-	"\x15heartbeat_interval_ms\x18\x01 \x01(\x03R\x13heartbeatIntervalMs\":\n" +
+	"\x15heartbeat_interval_ms\x18\x01 \x01(\x03R\x13heartbeatIntervalMs\x12 \n" +
+	"\vincarnation\x18\x02 \x01(\tR\vincarnation\":\n" +
 	"\x10HeartbeatRequest\x12&\n" +
 	"\x0ftask_manager_id\x18\x01 \x01(\tR\rtaskManagerId\")\n" +
 	"\x11HeartbeatResponse\x12\x14\n" +

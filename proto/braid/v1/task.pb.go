@@ -164,7 +164,11 @@ type DeployTasksRequest struct {
 	CheckpointStorage string `protobuf:"bytes,7,opt,name=checkpoint_storage,json=checkpointStorage,proto3" json:"checkpoint_storage,omitempty"`
 	// brokers are the bootstrap servers of the cluster's default log (where
 	// managed tables live), as the job manager knows them at this deploy.
-	Brokers       []string `protobuf:"bytes,8,rep,name=brokers,proto3" json:"brokers,omitempty"`
+	Brokers []string `protobuf:"bytes,8,rep,name=brokers,proto3" json:"brokers,omitempty"`
+	// result_token authorizes the attempt's collect sink to push its rows
+	// (metadata braid-result-token of PushResults): only the subtask the job
+	// manager deployed can feed the query's client.
+	ResultToken   string `protobuf:"bytes,9,opt,name=result_token,json=resultToken,proto3" json:"result_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -253,6 +257,13 @@ func (x *DeployTasksRequest) GetBrokers() []string {
 		return x.Brokers
 	}
 	return nil
+}
+
+func (x *DeployTasksRequest) GetResultToken() string {
+	if x != nil {
+		return x.ResultToken
+	}
+	return ""
 }
 
 type RestoreSpec struct {
@@ -686,7 +697,7 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\x06vertex\x18\x01 \x01(\x05R\x06vertex\x12\x18\n" +
 	"\asubtask\x18\x02 \x01(\x05R\asubtask\x12&\n" +
 	"\x0ftask_manager_id\x18\x03 \x01(\tR\rtaskManagerId\x12\x18\n" +
-	"\aaddress\x18\x04 \x01(\tR\aaddress\"\xe5\x02\n" +
+	"\aaddress\x18\x04 \x01(\tR\aaddress\"\x88\x03\n" +
 	"\x12DeployTasksRequest\x12(\n" +
 	"\x05graph\x18\x01 \x01(\v2\x12.braid.v1.JobGraphR\x05graph\x123\n" +
 	"\n" +
@@ -697,7 +708,8 @@ const file_braid_v1_task_proto_rawDesc = "" +
 	"\aattempt\x18\x05 \x01(\x05R\aattempt\x12/\n" +
 	"\arestore\x18\x06 \x01(\v2\x15.braid.v1.RestoreSpecR\arestore\x12-\n" +
 	"\x12checkpoint_storage\x18\a \x01(\tR\x11checkpointStorage\x12\x18\n" +
-	"\abrokers\x18\b \x03(\tR\abrokers\"\x84\x01\n" +
+	"\abrokers\x18\b \x03(\tR\abrokers\x12!\n" +
+	"\fresult_token\x18\t \x01(\tR\vresultToken\"\x84\x01\n" +
 	"\vRestoreSpec\x12#\n" +
 	"\rcheckpoint_id\x18\x01 \x01(\x03R\fcheckpointId\x12\x1a\n" +
 	"\bmanifest\x18\x02 \x01(\tR\bmanifest\x124\n" +
