@@ -43,6 +43,9 @@ const resolverTimeout = 30 * time.Second
 // of the cluster's default log. Its methods are safe for concurrent use.
 type Resolver struct {
 	Brokers []string
+	// Allow, when set, limits the connectors and hosts of the tables users
+	// create (see Allowlist); the cluster's default log is always allowed.
+	Allow *Allowlist
 }
 
 func tableName(t *catalog.Table) string { return t.Database + "." + t.Name }
@@ -53,11 +56,23 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 	conn := t.Connector()
 	switch {
 	case conn == ConnectorDatagen:
+		if err := r.Allow.checkTable(t, nil); err != nil {
+			return err
+		}
 		_, err := DatagenSpecFor(t)
 		return err
 	case conn == ConnectorKafka:
-		_, err := kafkaTableFor(t)
-		return err
+		kt, err := kafkaTableFor(t)
+		if err != nil {
+			return err
+		}
+		var outside []string
+		for _, b := range kt.source.Brokers {
+			if !contains(r.Brokers, b) { // NB: the default log is the cluster's own
+				outside = append(outside, b)
+			}
+		}
+		return r.Allow.checkTable(t, outside)
 	case notYetConnectors[conn]:
 		return fmt.Errorf("connector '%s' is not supported yet", conn)
 	}
@@ -85,7 +100,7 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 			return err
 		}
 	}
-	return nil
+	return r.Allow.checkTable(t, nil)
 }
 
 func contains(s []string, x string) bool {

@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
+	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobgraph"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -98,6 +99,10 @@ type Config struct {
 	// secret) on first start; by default <DataDir>/cluster-secret. Task
 	// managers must be given the same secret (see ClusterSecret).
 	Members memberauth.Config
+	// Allow, when set, limits the connectors users may create tables with
+	// and the hosts those may reach (--allowed-connectors,
+	// --allowed-hosts); nil allows everything.
+	Allow *connectors.Allowlist
 	// ClusterSecretFile holds the cluster secret; see Members. With HA
 	// every job manager must read the same secret, so it must be given
 	// (or certificates) rather than created in each data directory.

@@ -143,7 +143,7 @@ func (g *SQLGateway) CloseSession(ctx context.Context, req *braidv1.CloseSession
 }
 
 func (g *SQLGateway) resolverFor() *connectors.Resolver {
-	return &connectors.Resolver{Brokers: g.jm.Brokers()}
+	return &connectors.Resolver{Brokers: g.jm.Brokers(), Allow: g.jm.cfg.Allow}
 }
 
 // Execute runs a script's statements in order, streaming each one's outcome.

@@ -23,6 +23,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
 )
@@ -56,7 +57,13 @@ func main() {
 	tlsCert := flag.String("tls-cert", "", "this member's certificate (PEM) for mutual TLS between job and task managers")
 	tlsKey := flag.String("tls-key", "", "the key of --tls-cert (PEM)")
 	tlsCA := flag.String("tls-ca", "", "the CA that signs every member's certificate (PEM)")
+	allowConnectors := flag.String("allowed-connectors", "", "comma-separated connectors users may create tables with ('managed' for managed tables; empty: any)")
+	allowHosts := flag.String("allowed-hosts", "", "comma-separated hosts connectors may reach, host or host:port, '*' matching one label (empty: any)")
 	flag.Parse()
+	var allow *connectors.Allowlist
+	if *allowConnectors != "" || *allowHosts != "" {
+		allow = &connectors.Allowlist{Connectors: splitList(*allowConnectors), Hosts: splitList(*allowHosts)}
+	}
 
 	cpDefaults := map[string]string{}
 	flag.Visit(func(f *flag.Flag) {
@@ -80,6 +87,7 @@ func main() {
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
+		Allow: allow,
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))
