@@ -392,4 +392,3 @@ func literalVec(value any, t types.DataType) *vec {
 	}
 	return v
 }
-

@@ -29,7 +29,9 @@ func FuzzFromProto(f *testing.F) {
 		func(g *braidv1.JobGraph) { g.Vertices[0].Chain[0].Kind = "nope" },
 		func(g *braidv1.JobGraph) { g.Edges = append(g.Edges, &braidv1.Edge{Source: 0, Target: 99}) },
 		func(g *braidv1.JobGraph) { g.Vertices[0].Parallelism = 1 << 30 },
-		func(g *braidv1.JobGraph) { g.Vertices[0].Chain[0].Config = []byte(`{"schema":[{"name":"x","type":{"kind":99}}]}`) },
+		func(g *braidv1.JobGraph) {
+			g.Vertices[0].Chain[0].Config = []byte(`{"schema":[{"name":"x","type":{"kind":99}}]}`)
+		},
 	} {
 		bad := proto.Clone(pg).(*braidv1.JobGraph)
 		mutate(bad)

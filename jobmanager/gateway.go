@@ -38,7 +38,7 @@ import (
 type SQLGateway struct {
 	jm  *JobManager
 	log *zap.Logger
-	mu       struct {
+	mu  struct {
 		sync.Mutex
 		sessions map[string]*session
 	}

@@ -269,7 +269,6 @@ func (p *parser) postfixExpr() ast.Expr {
 	}
 }
 
-
 func (p *parser) primary() ast.Expr {
 	t := p.tok()
 	pos := t.pos
