@@ -21,6 +21,9 @@ var ErrIllegalTransition = errors.New("illegal job status transition")
 // part at jobs/<id>/status, so status changes do not rewrite the graph.
 type JobRecord struct {
 	ID, Name, SQL string
+	// Owner names the principal that submitted the job ("" for a job
+	// recorded before clients authenticated, or submitted by no client).
+	Owner string
 	// Status is one of the scheduler.JobStatus strings ("CREATED", "RUNNING",
 	// "FINISHED", "FAILED", "CANCELED").
 	Status      string
@@ -38,6 +41,7 @@ type jobSpec struct {
 	ID          string `json:"id"`
 	Name        string `json:"name,omitempty"`
 	SQL         string `json:"sql,omitempty"`
+	Owner       string `json:"owner,omitempty"`
 	StartUnixMs int64  `json:"start_unix_ms,omitempty"`
 	Graph       []byte `json:"graph,omitempty"`
 	Placements  []byte `json:"placements,omitempty"`
@@ -66,7 +70,7 @@ func (s *Store) PutJobAs(ctx context.Context, lead *Leadership, j *JobRecord) er
 	if j.ID == "" {
 		return fmt.Errorf("metastore: job without an id")
 	}
-	spec, err := json.Marshal(jobSpec{ID: j.ID, Name: j.Name, SQL: j.SQL, StartUnixMs: j.StartUnixMs, Graph: j.Graph, Placements: j.Placements})
+	spec, err := json.Marshal(jobSpec{ID: j.ID, Name: j.Name, SQL: j.SQL, Owner: j.Owner, StartUnixMs: j.StartUnixMs, Graph: j.Graph, Placements: j.Placements})
 	if err != nil {
 		return fmt.Errorf("metastore: encode job %s: %w", j.ID, err)
 	}
@@ -234,7 +238,7 @@ func decodeJob(specVal, statusVal []byte) (*JobRecord, error) {
 		}
 	}
 	return &JobRecord{
-		ID: spec.ID, Name: spec.Name, SQL: spec.SQL,
+		ID: spec.ID, Name: spec.Name, SQL: spec.SQL, Owner: spec.Owner,
 		Status: st.Status, Error: st.Error,
 		StartUnixMs: spec.StartUnixMs, EndUnixMs: st.EndUnixMs,
 		Graph: spec.Graph, Placements: spec.Placements,
