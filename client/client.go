@@ -39,7 +39,13 @@ type Client struct {
 // endpoint may list several job managers separated by commas (highly
 // available ones): Dial connects to the first that accepts connections, and
 // every call goes to the leader, following the leader a standby names.
-func Dial(ctx context.Context, endpoint string) (*Client, error) {
+//
+// opts add to the connection, such as WithToken.
+func Dial(ctx context.Context, endpoint string, opts ...Option) (*Client, error) {
+	var o dialOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	pctx := ctx
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -64,7 +70,7 @@ func Dial(ctx context.Context, endpoint string) (*Client, error) {
 			continue
 		}
 		nc.Close()
-		l := newLeaderConn(endpoints, e)
+		l := newLeaderConn(endpoints, e, o.grpc...)
 		if _, err := l.conn(e); err != nil {
 			return nil, err
 		}
@@ -108,7 +114,18 @@ type ServerError struct {
 	Message string
 }
 
-func (e *ServerError) Error() string { return e.Message }
+// Error is the server's message, after "Unauthenticated: " or "Permission
+// denied: " for a caller the server refused, so that the refusal reads as
+// one.
+func (e *ServerError) Error() string {
+	switch e.Code {
+	case codes.Unauthenticated:
+		return "Unauthenticated: " + e.Message
+	case codes.PermissionDenied:
+		return "Permission denied: " + e.Message
+	}
+	return e.Message
+}
 
 // convert turns a gRPC error into a ServerError, or into the unreachable
 // error when the server went away, or into ctx's error when ctx ended.

@@ -23,6 +23,8 @@ import (
 // so a call runs at most once.
 type leaderConn struct {
 	endpoints []string
+	// opts are added to every connection's options (WithToken).
+	opts []grpc.DialOption
 
 	mu struct {
 		sync.Mutex
@@ -33,8 +35,8 @@ type leaderConn struct {
 
 var _ grpc.ClientConnInterface = (*leaderConn)(nil)
 
-func newLeaderConn(endpoints []string, first string) *leaderConn {
-	l := &leaderConn{endpoints: endpoints}
+func newLeaderConn(endpoints []string, first string, opts ...grpc.DialOption) *leaderConn {
+	l := &leaderConn{endpoints: endpoints, opts: opts}
 	l.mu.cur = first
 	l.mu.conns = map[string]*grpc.ClientConn{}
 	return l
@@ -52,9 +54,9 @@ func (l *leaderConn) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := l.mu.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr,
+	c, err := grpc.NewClient(addr, append([]grpc.DialOption{
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)))
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize))}, l.opts...)...)
 	if err != nil {
 		return nil, unreachable(addr, err)
 	}

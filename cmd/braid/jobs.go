@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/braidflow/braid/client"
 	"github.com/braidflow/braid/client/render"
 )
 
@@ -16,6 +15,8 @@ const jobsUsage = `Usage:
   braid jobs describe [--endpoint host:port] JOB_ID
   braid jobs cancel [--endpoint host:port] JOB_ID
   braid jobs rescale [--endpoint host:port] JOB_ID --parallelism N
+
+Each takes --token TOKEN (default: $BRAID_TOKEN) for a job manager that authenticates clients.
 `
 
 // runJobs is "braid jobs list|describe|cancel".
@@ -28,6 +29,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("braid jobs "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
+	token := tokenFlag(fs)
 	parallelism := 0
 	if sub == "rescale" {
 		fs.IntVar(&parallelism, "parallelism", 0, "the job's new parallelism `N`")
@@ -56,7 +58,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 
-	c, err := client.Dial(ctx, *endpoint)
+	c, err := dial(ctx, *endpoint, *token)
 	if err != nil {
 		return err
 	}
