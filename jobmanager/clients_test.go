@@ -141,12 +141,12 @@ func TestViewerRole(t *testing.T) {
 	run(t, viewer, "SET 'table.local-time-zone' = 'UTC'; RESET 'table.local-time-zone'; USE default_database; SHOW TABLES; DESCRIBE gen; EXPLAIN SELECT k FROM gen;")
 	for sql, kind := range map[string]string{
 		"CREATE TABLE t (x INT) WITH ('connector' = 'blackhole');": "CREATE TABLE",
-		"DROP TABLE sink;":                                         "DROP TABLE",
-		"CREATE DATABASE d;":                                       "CREATE DATABASE",
-		"INSERT INTO sink SELECT k, 1 FROM gen;":                   "INSERT",
-		"EXECUTE INSERT INTO sink SELECT k, 1 FROM gen;":           "INSERT",
-		"STOP JOB '" + id + "';":                                   "STOP JOB",
-		"BEGIN STATEMENT SET;":                                     "a statement set",
+		"DROP TABLE sink;":                               "DROP TABLE",
+		"CREATE DATABASE d;":                             "CREATE DATABASE",
+		"INSERT INTO sink SELECT k, 1 FROM gen;":         "INSERT",
+		"EXECUTE INSERT INTO sink SELECT k, 1 FROM gen;": "INSERT",
+		"STOP JOB '" + id + "';":                         "STOP JOB",
+		"BEGIN STATEMENT SET;":                           "a statement set",
 	} {
 		err := execErr(t, viewer, "SELECT 1;\n  "+sql)
 		want := "Permission denied: sql: line 2, column 3: " + kind + " needs the admin role (bob is a viewer)"
