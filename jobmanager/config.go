@@ -196,8 +196,12 @@ func (c *Config) checkClients() error {
 	if c.Clients.Enabled() || c.Insecure || loopback(c.Listen) {
 		return nil
 	}
+	port := "6123"
+	if _, p, err := net.SplitHostPort(c.Listen); err == nil {
+		port = p
+	}
 	return fmt.Errorf("jobmanager: clients are not authenticated and %s is not a loopback address: anyone who reaches it could run and cancel jobs. "+
-		"Give --client-tokens-file and/or --jwt-issuer with --jwt-jwks-file, listen on loopback (--listen 127.0.0.1:6123), or pass --insecure", c.Listen)
+		"Give --client-tokens-file and/or --jwt-issuer with --jwt-jwks-file, listen on loopback (--listen %s), or pass --insecure", c.Listen, net.JoinHostPort("127.0.0.1", port))
 }
 
 // loopback reports whether the listen address addr accepts connections
