@@ -148,8 +148,16 @@ func taskStateName(s braidv1.TaskState) string {
 }
 
 func (s *clientService) CancelJob(ctx context.Context, req *braidv1.CancelJobRequest) (*braidv1.CancelJobResponse, error) {
-	if err := requireAdmin(ctx, "canceling job "+req.JobId); err != nil {
-		return nil, err
+	// NB: the owner of a job may cancel it (a viewer's SELECT, say); to
+	// anyone else but an admin it is not found, as in DescribeJob.
+	if who := caller(ctx); !who.IsAdmin() {
+		rec, err := s.jm.store.GetJob(ctx, req.JobId)
+		if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(who, rec.Owner))) {
+			return nil, notFound(req.JobId)
+		}
+		if err != nil {
+			return nil, status.Error(codes.Unavailable, err.Error())
+		}
 	}
 	if err := s.jm.CancelJob(ctx, req.JobId); err != nil {
 		return nil, err

@@ -17,8 +17,8 @@ import (
 // interceptor of clientauth.ServerOptions puts it in the context). A job
 // and a SQL session belong to the principal that submitted or opened it.
 // An admin sees and acts on every job; a viewer sees only its own, and a
-// job it may not see is not found, exactly as a missing one. Cancel, stop,
-// savepoint and rescale are for admins; in SQL a viewer runs only the
+// job it may not see is not found, exactly as a missing one. A viewer may
+// cancel its own jobs; stop, savepoint and rescale are for admins; in SQL a viewer runs only the
 // statements viewerStatement admits.
 
 // caller returns the principal of the call ctx belongs to. A context
