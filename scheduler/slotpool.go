@@ -19,6 +19,9 @@ type SlotPool struct {
 		tms map[string]*poolEntry
 		// jobs maps a job to the slots it holds per task manager.
 		jobs map[string]map[string]int
+		// queue holds the requests waiting for slots, oldest first (see
+		// Request).
+		queue []*SlotRequest
 	}
 }
 
@@ -44,9 +47,10 @@ func (p *SlotPool) Add(id, address string, slots int) {
 	defer p.mu.Unlock()
 	if e, ok := p.mu.tms[id]; ok {
 		e.address, e.slots = address, slots
-		return
+	} else {
+		p.mu.tms[id] = &poolEntry{address: address, slots: slots}
 	}
-	p.mu.tms[id] = &poolEntry{address: address, slots: slots}
+	p.serveLocked()
 }
 
 // Remove forgets a task manager and returns the jobs, sorted, that had
@@ -106,6 +110,10 @@ func (p *SlotPool) Allocate(jobID string, placements []*braidv1.Placement) error
 
 // Schedule places graph on the pool's free slots and allocates them for
 // jobID in one step, so concurrent submissions cannot take the same slots.
+// It does not wait: when too few slots are free it fails with an
+// *InsufficientSlotsError. NB: it goes ahead of the queued requests
+// (Request); the job manager uses it to restart a job that held slots
+// before, which Flink also serves before new jobs.
 func (p *SlotPool) Schedule(jobID string, graph *jobgraph.Graph) ([]*braidv1.Placement, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -113,21 +121,29 @@ func (p *SlotPool) Schedule(jobID string, graph *jobgraph.Graph) ([]*braidv1.Pla
 	if err != nil {
 		return nil, err
 	}
+	p.allocateLocked(jobID, placements)
+	return placements, nil
+}
+
+// allocateLocked gives jobID the slots of placements, which Place computed
+// from the pool's current snapshot, replacing what it held.
+func (p *SlotPool) allocateLocked(jobID string, placements []*braidv1.Placement) {
 	p.releaseLocked(jobID)
 	want := slotsPerTaskManager(placements)
 	for id, n := range want {
 		p.mu.tms[id].used += n
 	}
 	p.mu.jobs[jobID] = want
-	return placements, nil
 }
 
-// Release frees every slot jobID holds. Releasing an unknown job does
-// nothing, so Release is idempotent.
+// Release frees every slot jobID holds and grants the queued requests the
+// freed slots allow. Releasing an unknown job does nothing, so Release is
+// idempotent.
 func (p *SlotPool) Release(jobID string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.releaseLocked(jobID)
+	p.serveLocked()
 }
 
 func (p *SlotPool) releaseLocked(jobID string) {
