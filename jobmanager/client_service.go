@@ -60,6 +60,7 @@ func (s *clientService) ListJobs(ctx context.Context, _ *braidv1.ListJobsRequest
 	for _, r := range recs {
 		resp.Jobs = append(resp.Jobs, s.jm.summary(r))
 	}
+	resp.Jobs = append(resp.Jobs, s.jm.waits.summaries()...)
 	sort.SliceStable(resp.Jobs, func(a, b int) bool { return resp.Jobs[a].StartTimeUnixMs > resp.Jobs[b].StartTimeUnixMs })
 	return resp, nil
 }
@@ -79,6 +80,9 @@ func (jm *JobManager) summary(r *metastore.JobRecord) *braidv1.JobSummary {
 // DescribeJob returns a job's summary, graph and per-subtask placement,
 // status and row counters (live for jobs this job manager runs).
 func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJobRequest) (*braidv1.DescribeJobResponse, error) {
+	if w := s.jm.waits.summary(req.JobId); w != nil {
+		return &braidv1.DescribeJobResponse{Job: w}, nil
+	}
 	rec, err := s.jm.store.GetJob(ctx, req.JobId)
 	if errors.Is(err, metastore.ErrNotFound) || (err == nil && rec == nil) {
 		return nil, notFound(req.JobId)

@@ -40,6 +40,8 @@ type JobManager struct {
 	broker *connectors.Broker      // nil with an external Kafka
 	store  *metastore.Store
 	pool   *scheduler.SlotPool
+	// waits are the jobs waiting for slots (slotwait.go).
+	waits slotWaits
 
 	lis     net.Listener
 	grpc    *grpc.Server
