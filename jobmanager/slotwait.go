@@ -141,4 +141,3 @@ func (s *slotWaits) summaries() []*braidv1.JobSummary {
 	sort.Slice(out, func(a, b int) bool { return out[a].JobId < out[b].JobId })
 	return out
 }
-
