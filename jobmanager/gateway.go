@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net"
 	"sort"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/catalog"
@@ -36,11 +38,19 @@ import (
 // each session's current database, settings and temporary tables, executes
 // DDL against the catalog, and plans INSERT and SELECT statements into jobs.
 type SQLGateway struct {
-	jm  *JobManager
-	log *zap.Logger
-	mu  struct {
+	jm     *JobManager
+	log    *zap.Logger
+	limits Limits
+	// reaper starts the idle-session check with the first session.
+	reaper sync.Once
+	mu     struct {
 		sync.Mutex
 		sessions map[string]*session
+		// owners counts the open sessions of each client (sessionOwner).
+		owners map[string]int
+		// expired remembers, until it is pruned, when each session closed
+		// for idleness was closed, so that its client is told why.
+		expired map[string]time.Time
 	}
 }
 
@@ -48,17 +58,23 @@ var _ Gateway = (*SQLGateway)(nil)
 
 // NewSQLGateway returns the gateway for jm. Install it with jm.SetGateway.
 func NewSQLGateway(jm *JobManager) *SQLGateway {
-	g := &SQLGateway{jm: jm, log: jm.log.Named("gateway")}
+	g := &SQLGateway{jm: jm, log: jm.log.Named("gateway"), limits: jm.cfg.Limits}
 	g.mu.sessions = map[string]*session{}
+	g.mu.owners = map[string]int{}
+	g.mu.expired = map[string]time.Time{}
 	return g
 }
 
 // session is one client's SQL session. Statements of a session run one at
 // a time.
 type session struct {
-	id string
-	// lastUsed is when a statement last ran (guarded by the gateway's mu).
+	id    string
+	owner string
+	// lastUsed is when a statement last ran, and running counts the
+	// Execute calls under way (both guarded by the gateway's mu): a session
+	// with one running is not idle.
 	lastUsed time.Time
+	running  int
 	exec     sync.Mutex
 	// The fields below are guarded by exec.
 	config   map[string]string
@@ -96,10 +112,6 @@ func (s *session) qualify(name []string) (db, obj string, err error) {
 	return "", "", fmt.Errorf("bad name %s", strings.Join(name, "."))
 }
 
-// sessionIdleTimeout is how long a session may go without a statement
-// before a new session's opening removes it.
-const sessionIdleTimeout = 24 * time.Hour
-
 func newID() string {
 	var b [8]byte
 	rand.Read(b[:])
@@ -114,32 +126,134 @@ func (g *SQLGateway) OpenSession(ctx context.Context, req *braidv1.OpenSessionRe
 		temp:     catalog.NewMemStore(),
 		store:    g.jm.Catalog(),
 	}
+	if len(req.Properties) > g.limits.SessionMaxOptions {
+		return nil, g.optionsExhausted(len(req.Properties))
+	}
 	for k, v := range req.Properties {
 		if err := checkSetting(&ast.Option{Key: k, Value: v}); err != nil {
 			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "sql: "))
 		}
 		s.config[k] = v
 	}
-	g.mu.Lock()
-	now := time.Now()
-	s.lastUsed = now
-	for id, old := range g.mu.sessions {
-		// NB: clients that vanish without closing their sessions would
-		// otherwise leak them; an idle session keeps only small state.
-		if now.Sub(old.lastUsed) > sessionIdleTimeout {
-			delete(g.mu.sessions, id)
-		}
+	if err := g.checkSessionSize(s.config); err != nil {
+		return nil, err
 	}
+	s.owner = sessionOwner(ctx)
+	g.reaper.Do(g.startReaper)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.mu.sessions); n >= g.limits.SessionMaxNum {
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"the cluster has %d open sessions, its limit (sql-gateway.session.max-num = %d): close sessions you no longer use, or wait for idle ones to expire (sql-gateway.session.idle-timeout = %s)",
+			n, g.limits.SessionMaxNum, g.limits.SessionIdleTimeout)
+	}
+	if n := g.mu.owners[s.owner]; n >= g.limits.SessionsPerClient {
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"client %s has %d open sessions, the limit per client (--sessions-per-client = %d): close sessions you no longer use, or wait for idle ones to expire (sql-gateway.session.idle-timeout = %s)",
+			s.owner, n, g.limits.SessionsPerClient, g.limits.SessionIdleTimeout)
+	}
+	s.lastUsed = time.Now()
 	g.mu.sessions[s.id] = s
-	g.mu.Unlock()
+	g.mu.owners[s.owner]++
 	return &braidv1.OpenSessionResponse{SessionId: s.id}, nil
+}
+
+// sessionOwner names the client a session counts against for
+// Limits.SessionsPerClient: the host of the caller's address.
+// NB: clients behind one proxy or NAT share a host, and so the cap.
+func sessionOwner(ctx context.Context) string {
+	p, ok := peer.FromContext(ctx)
+	if !ok || p.Addr == nil {
+		return ""
+	}
+	addr := p.Addr.String()
+	if host, _, err := net.SplitHostPort(addr); err == nil {
+		return host
+	}
+	return addr
 }
 
 func (g *SQLGateway) CloseSession(ctx context.Context, req *braidv1.CloseSessionRequest) (*braidv1.CloseSessionResponse, error) {
 	g.mu.Lock()
-	delete(g.mu.sessions, req.SessionId)
+	if s := g.mu.sessions[req.SessionId]; s != nil {
+		g.dropLocked(s)
+	}
 	g.mu.Unlock()
 	return &braidv1.CloseSessionResponse{}, nil
+}
+
+// dropLocked forgets session s; g.mu is held. A statement it still runs
+// goes on to its end.
+func (g *SQLGateway) dropLocked(s *session) {
+	delete(g.mu.sessions, s.id)
+	if g.mu.owners[s.owner]--; g.mu.owners[s.owner] <= 0 {
+		delete(g.mu.owners, s.owner)
+	}
+}
+
+// startReaper closes idle sessions every SessionCheckInterval until the
+// job manager closes.
+func (g *SQLGateway) startReaper() {
+	jm := g.jm
+	if jm.ctx == nil {
+		return // not started: nothing to serve, nothing to reap
+	}
+	jm.wg.Add(1)
+	go func() {
+		defer jm.wg.Done()
+		t := time.NewTicker(g.limits.SessionCheckInterval)
+		defer t.Stop()
+		for {
+			select {
+			case <-jm.ctx.Done():
+				return
+			case now := <-t.C:
+				g.expire(now)
+			}
+		}
+	}()
+}
+
+// expire closes the sessions idle for longer than SessionIdleTimeout at
+// now, and forgets sessions that expired more than a timeout ago.
+func (g *SQLGateway) expire(now time.Time) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for id, at := range g.mu.expired {
+		if now.Sub(at) > g.limits.SessionIdleTimeout {
+			delete(g.mu.expired, id)
+		}
+	}
+	for _, s := range g.mu.sessions {
+		if s.running == 0 && now.Sub(s.lastUsed) > g.limits.SessionIdleTimeout {
+			g.dropLocked(s)
+			// NB: bounded by SessionMaxNum per timeout.
+			g.mu.expired[s.id] = now
+			g.log.Info("session expired", zap.String("session", s.id), zap.Duration("idle", now.Sub(s.lastUsed)))
+		}
+	}
+}
+
+// checkSessionSize refuses session options over SessionMaxOptions or
+// SessionMaxBytes.
+func (g *SQLGateway) checkSessionSize(config map[string]string) error {
+	if len(config) > g.limits.SessionMaxOptions {
+		return g.optionsExhausted(len(config))
+	}
+	n := 0
+	for k, v := range config {
+		n += len(k) + len(v)
+	}
+	if n > g.limits.SessionMaxBytes {
+		return status.Errorf(codes.ResourceExhausted,
+			"the session's options would take %d bytes (keys and values), over the limit of %d bytes per session (--session-max-bytes)", n, g.limits.SessionMaxBytes)
+	}
+	return nil
+}
+
+func (g *SQLGateway) optionsExhausted(n int) error {
+	return status.Errorf(codes.ResourceExhausted,
+		"the session would hold %d options, over the limit of %d per session (--session-max-options)", n, g.limits.SessionMaxOptions)
 }
 
 func (g *SQLGateway) resolverFor() *connectors.Resolver {
@@ -149,26 +263,37 @@ func (g *SQLGateway) resolverFor() *connectors.Resolver {
 // Execute runs a script's statements in order, streaming each one's outcome.
 // It stops at the first failing statement, whose error is the RPC's error.
 func (g *SQLGateway) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerStreamingServer[braidv1.ExecuteResponse]) error {
+	if n := len(req.Script); n > parser.MaxScriptBytes {
+		return status.Errorf(codes.InvalidArgument, "the script is %d bytes, over the limit of %d bytes (1 MiB) per Execute; split it into several", n, parser.MaxScriptBytes)
+	}
 	g.mu.Lock()
 	s := g.mu.sessions[req.SessionId]
+	expiredAt, expired := g.mu.expired[req.SessionId]
 	if s != nil {
 		s.lastUsed = time.Now()
+		s.running++
 	}
 	g.mu.Unlock()
 	if s == nil {
-		return status.Errorf(codes.NotFound, "session %s not found (it may have been closed, or the job manager restarted)", req.SessionId)
+		if expired {
+			return status.Errorf(codes.NotFound, "session %s expired: it ran no statement for longer than sql-gateway.session.idle-timeout (%s) and was closed at %s; open a new session",
+				req.SessionId, g.limits.SessionIdleTimeout, expiredAt.UTC().Format(time.RFC3339))
+		}
+		return status.Errorf(codes.NotFound, "session %s not found (it may have been closed, expired after sql-gateway.session.idle-timeout (%s) without statements, or the job manager restarted)",
+			req.SessionId, g.limits.SessionIdleTimeout)
 	}
+	defer func() {
+		g.mu.Lock()
+		s.lastUsed = time.Now()
+		s.running--
+		g.mu.Unlock()
+	}()
 	stmts, err := parser.ParseScript(req.Script)
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	s.exec.Lock()
 	defer s.exec.Unlock()
-	defer func() {
-		g.mu.Lock()
-		s.lastUsed = time.Now()
-		g.mu.Unlock()
-	}()
 	out := &responder{stream: stream}
 	for i, st := range stmts {
 		out.stmt = int32(i)
@@ -502,7 +627,15 @@ func (x *execution) set(st *ast.SetStmt) error {
 	if err := checkSetting(st.Option); err != nil {
 		return err
 	}
-	x.s.config[st.Option.Key] = st.Option.Value
+	next := make(map[string]string, len(x.s.config)+1)
+	for k, v := range x.s.config {
+		next[k] = v
+	}
+	next[st.Option.Key] = st.Option.Value
+	if err := x.g.checkSessionSize(next); err != nil {
+		return err
+	}
+	x.s.config = next
 	return x.out.status(okMessage, "")
 }
 
@@ -538,6 +671,35 @@ func (x *execution) planner() (*planner.Planner, error) {
 	return &planner.Planner{Catalog: x.s, Connectors: x.g.resolverFor(), Options: opts}, nil
 }
 
+// plan runs plan under ctx bounded by the planner timeout
+// (braid.planner.timeout), and says which of the two stopped it.
+func (x *execution) plan(ctx context.Context, plan func(context.Context) (*planner.Plan, error)) (*planner.Plan, error) {
+	timeout := x.g.limits.PlannerTimeout
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	p, err := plan(pctx)
+	switch {
+	case err == nil:
+		return p, nil
+	case ctx.Err() != nil:
+		return nil, status.Error(codes.Canceled, "statement cancelled while it was planned")
+	case errors.Is(err, context.DeadlineExceeded) && pctx.Err() != nil:
+		return nil, status.Errorf(codes.DeadlineExceeded, "planning the statement took longer than braid.planner.timeout (%s) and was stopped; simplify the query", timeout)
+	}
+	return nil, err
+}
+
+// slotTimeout is how long the session's jobs wait for slots: its
+// slot.request.timeout, else the cluster's.
+func (x *execution) slotTimeout() time.Duration {
+	if v, ok := x.s.config[jobgraph.OptSlotRequestTimeout]; ok {
+		if d, err := types.ParseDuration(v); err == nil && d > 0 {
+			return d
+		}
+	}
+	return x.g.limits.SlotRequestTimeout
+}
+
 func (x *execution) text(st ast.Statement) string {
 	return st.Source().Text(x.script)
 }
@@ -547,11 +709,11 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 	if err != nil {
 		return err
 	}
-	plan, err := p.PlanInsert(ctx, st, x.text(st))
+	plan, err := x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, st, x.text(st)) })
 	if err != nil {
 		return err
 	}
-	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, nil)
+	job, err := x.g.jm.submitJob(ctx, plan.Graph, nil, x.slotTimeout())
 	if err != nil {
 		return err
 	}
@@ -585,7 +747,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	if err != nil {
 		return err
 	}
-	plan, err := p.PlanQuery(ctx, st.Query, x.text(st))
+	plan, err := x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanQuery(ctx, st.Query, x.text(st)) })
 	if err != nil {
 		return err
 	}
@@ -611,7 +773,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 		}
 		return x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Batch{Batch: &braidv1.ResultBatch{ArrowIpc: b}}})
 	}
-	job, err := x.g.jm.SubmitJob(ctx, g, relay)
+	job, err := x.g.jm.submitJob(ctx, g, relay, x.slotTimeout())
 	if err != nil {
 		return err
 	}
@@ -629,9 +791,9 @@ func (x *execution) explain(ctx context.Context, st *ast.ExplainStmt) error {
 	var plan *planner.Plan
 	switch inner := st.Stmt.(type) {
 	case *ast.QueryStmt:
-		plan, err = p.PlanQuery(ctx, inner.Query, x.text(inner))
+		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanQuery(ctx, inner.Query, x.text(inner)) })
 	case *ast.InsertStmt:
-		plan, err = p.PlanInsert(ctx, inner, x.text(inner))
+		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, inner, x.text(inner)) })
 	default:
 		return userErr(st.Pos, "EXPLAIN supports SELECT and INSERT statements")
 	}
