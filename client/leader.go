@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/internal/leaderhint"
+	"github.com/braidflow/braid/internal/msgsize"
 )
 
 // leaderConn sends each call to the leading job manager among several
@@ -53,8 +54,7 @@ func (l *leaderConn) conn(addr string) (*grpc.ClientConn, error) {
 		return c, nil
 	}
 	c, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)))
+		append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, msgsize.ClientDialOptions()...)...)
 	if err != nil {
 		return nil, unreachable(addr, err)
 	}
