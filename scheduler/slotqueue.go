@@ -99,7 +99,7 @@ func unlimited(tms []TaskManagerSlots) []TaskManagerSlots {
 // grantLocked places r on the free slots and allocates them. It reports
 // false, with no error, when too few are free.
 func (p *SlotPool) grantLocked(r *SlotRequest) (bool, error) {
-	placements, err := Place(r.graph, p.snapshotLocked())
+	placements, err := Place(r.graph, p.withheldLocked())
 	var short *InsufficientSlotsError
 	if errors.As(err, &short) {
 		return false, nil

@@ -141,3 +141,40 @@ func TestSlotQueueConcurrent(t *testing.T) {
 		t.Fatalf("%d slots free at the end", free)
 	}
 }
+
+// TestRestartGoesFirst: a restarting job whose Schedule found too few
+// slots has them withheld from the queue, so new jobs do not starve it;
+// Forget (the job ended) gives them to the queue.
+func TestRestartGoesFirst(t *testing.T) {
+	pool := NewSlotPool()
+	pool.Add("a", "a:1", 2)
+	other, _ := pool.Request("other", graphOf(1))
+	if _, err := pool.Schedule("restarting", graphOf(2)); err == nil {
+		t.Fatal("a restart of 2 slots scheduled with 1 free")
+	}
+	fresh, _ := pool.Request("fresh", graphOf(1))
+	if granted(fresh) {
+		t.Fatal("a new job took a slot withheld for a restarting job")
+	}
+	pool.Withdraw(other)
+	if granted(fresh) {
+		t.Fatal("a new job took the slots the restarting job waits for")
+	}
+	if _, err := pool.Schedule("restarting", graphOf(2)); err != nil {
+		t.Fatalf("the restart after slots freed: %v", err)
+	}
+	pool.Forget("restarting")
+	if !granted(fresh) {
+		t.Fatal("the queue was not served once the restarting job ended")
+	}
+	// A restart that is forgotten while it waits stops withholding.
+	pool.Schedule("gone", graphOf(2))
+	next, _ := pool.Request("next", graphOf(1))
+	if granted(next) {
+		t.Fatal("withheld slot granted")
+	}
+	pool.Forget("gone")
+	if !granted(next) {
+		t.Fatal("Forget of a waiting restart did not serve the queue")
+	}
+}
