@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/client"
+	"github.com/braidflow/braid/internal/msgsize"
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/localcluster"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -174,4 +175,28 @@ func TestSessionSlotRequestTimeout(t *testing.T) {
 	if !strings.HasPrefix(err.Error(), "job ") {
 		t.Errorf("error %q does not start with the job id", err)
 	}
+}
+
+// TestMessageTooLarge: a request over the control plane's message limit
+// (msgsize.Control, 64 MiB) fails with ResourceExhausted, and the job
+// manager goes on serving the same connection.
+func TestMessageTooLarge(t *testing.T) {
+	cl, c := startLimitedCluster(t, jobmanager.Limits{})
+	raw := clientFrom(t, cl.Endpoint(), "127.0.0.1")
+	ctx := context.Background()
+	s, err := raw.OpenSession(ctx, &braidv1.OpenSessionRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	stream, err := raw.Execute(ctx, &braidv1.ExecuteRequest{SessionId: s.SessionId, Script: strings.Repeat(" ", msgsize.Control+1)})
+	if err == nil {
+		_, err = stream.Recv()
+	}
+	if status.Code(err) != codes.ResourceExhausted {
+		t.Fatalf("a request of 64 MiB and a byte: %v", err)
+	}
+	if _, err := raw.CloseSession(ctx, &braidv1.CloseSessionRequest{SessionId: s.SessionId}); err != nil {
+		t.Fatalf("the connection after the refusal: %v", err)
+	}
+	run(t, openSession(t, c), "SELECT 1;")
 }
