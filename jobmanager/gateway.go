@@ -463,8 +463,11 @@ func (x *execution) show(ctx context.Context, st *ast.ShowStmt) error {
 			return err
 		}
 		var rows [][]string
+		sums := make([]*braidv1.JobSummary, 0, len(jobs))
 		for _, r := range jobs {
-			j := x.g.jm.summary(r) // NB: the live status of a job running here
+			sums = append(sums, x.g.jm.summary(r)) // NB: the live status of a job running here
+		}
+		for _, j := range append(sums, x.g.jm.waits.summaries()...) {
 			rows = append(rows, []string{j.JobId, j.Name, j.Status, time.UnixMilli(j.StartTimeUnixMs).UTC().Format("2006-01-02T15:04:05.000")})
 		}
 		return x.table([]string{"job id", "job name", "status", "start time"}, rows)

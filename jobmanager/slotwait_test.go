@@ -9,6 +9,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	"github.com/braidflow/braid/client"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/jobmanager"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -78,6 +79,14 @@ func TestSlotRequestQueue(t *testing.T) {
 	small := withID(graph(vertex("forever", 1)))
 	smallDone := submitAsync(c, small)
 	waitListed(t, cl, small.JobID, "CREATED", "waiting for 1 slot")
+	sc, err := client.Dial(ctx, c.jm.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sc.Close()
+	if shown := strings.Join(run(t, openSession(t, sc), "SHOW JOBS;").rows, "\n"); !strings.Contains(shown, small.JobID+", test, CREATED") {
+		t.Errorf("SHOW JOBS does not show the waiting job %s CREATED:\n%s", small.JobID, shown)
+	}
 	d, err := cl.DescribeJob(ctx, &braidv1.DescribeJobRequest{JobId: small.JobID})
 	if err != nil || d.Job.Status != "CREATED" {
 		t.Fatalf("describe a waiting job: %v, %v", d, err)
