@@ -17,10 +17,6 @@ import (
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
-// maxRecvMsgSize bounds one ExecuteResponse; result batches are a few MiB at
-// most, but a wide row set in one batch must not fail the query.
-const maxRecvMsgSize = 256 << 20
-
 // dialTimeout bounds the reachability probe of Dial when ctx has no deadline.
 const dialTimeout = 5 * time.Second
 

@@ -13,6 +13,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/internal/leaderhint"
+	"github.com/braidflow/braid/internal/msgsize"
 )
 
 // leaderConn sends each call to the leading job manager among several
@@ -54,9 +55,8 @@ func (l *leaderConn) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := l.mu.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr, append([]grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize))}, l.opts...)...)
+	c, err := grpc.NewClient(addr, append(append([]grpc.DialOption{
+		grpc.WithTransportCredentials(insecure.NewCredentials())}, msgsize.ClientDialOptions()...), l.opts...)...)
 	if err != nil {
 		return nil, unreachable(addr, err)
 	}

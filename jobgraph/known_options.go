@@ -24,7 +24,10 @@ const (
 	OptMaxColumnWidth   = "sql-client.display.max-column-width"
 	OptSavepointPath    = "execution.savepoint.path"
 	OptSavepointIgnore  = "execution.savepoint.ignore-unclaimed-state"
-	maxMaxParallelism   = types.UpperBoundMaxParallelism
+	// OptSlotRequestTimeout is how long a job waits for slots; the job
+	// manager reads it when it submits the session's jobs.
+	OptSlotRequestTimeout = "slot.request.timeout"
+	maxMaxParallelism     = types.UpperBoundMaxParallelism
 )
 
 // knownOptions maps every key a session may SET to the check of its value.
@@ -45,13 +48,14 @@ var knownOptions = map[string]func(key, v string) error{
 		}
 		return intRange(1, maxMaxParallelism)(key, v)
 	},
-	OptStateTTL:        duration(0),
-	OptRuntimeMode:     oneOf("streaming"),
-	OptDMLSync:         oneOf("true", "false"),
-	OptResultMode:      oneOf("table", "tableau", "changelog"),
-	OptMaxColumnWidth:  intRange(1, 1<<20),
-	OptSavepointPath:   nonEmpty,
-	OptSavepointIgnore: oneOf("true", "false"),
+	OptStateTTL:           duration(0),
+	OptRuntimeMode:        oneOf("streaming"),
+	OptDMLSync:            oneOf("true", "false"),
+	OptResultMode:         oneOf("table", "tableau", "changelog"),
+	OptMaxColumnWidth:     intRange(1, 1<<20),
+	OptSavepointPath:      nonEmpty,
+	OptSavepointIgnore:    oneOf("true", "false"),
+	OptSlotRequestTimeout: duration(1),
 
 	OptCheckpointInterval: func(key, v string) error {
 		_, err := ResolveCheckpointing(map[string]string{key: v}, nil)

@@ -64,6 +64,7 @@ func (s *clientService) ListJobs(ctx context.Context, _ *braidv1.ListJobsRequest
 			resp.Jobs = append(resp.Jobs, s.jm.summary(r))
 		}
 	}
+	resp.Jobs = append(resp.Jobs, s.jm.waits.summaries(who)...)
 	sort.SliceStable(resp.Jobs, func(a, b int) bool { return resp.Jobs[a].StartTimeUnixMs > resp.Jobs[b].StartTimeUnixMs })
 	return resp, nil
 }
@@ -84,6 +85,9 @@ func (jm *JobManager) summary(r *metastore.JobRecord) *braidv1.JobSummary {
 // status and row counters (live for jobs this job manager runs). A job the
 // caller may not see is not found.
 func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJobRequest) (*braidv1.DescribeJobResponse, error) {
+	if w := s.jm.waits.summary(req.JobId, caller(ctx)); w != nil {
+		return &braidv1.DescribeJobResponse{Job: w}, nil
+	}
 	rec, err := s.jm.store.GetJob(ctx, req.JobId)
 	if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(caller(ctx), rec.Owner))) {
 		return nil, notFound(req.JobId)
@@ -150,7 +154,7 @@ func taskStateName(s braidv1.TaskState) string {
 func (s *clientService) CancelJob(ctx context.Context, req *braidv1.CancelJobRequest) (*braidv1.CancelJobResponse, error) {
 	// NB: the owner of a job may cancel it (a viewer's SELECT, say); to
 	// anyone else but an admin it is not found, as in DescribeJob.
-	if who := caller(ctx); !who.IsAdmin() {
+	if who := caller(ctx); !who.IsAdmin() && s.jm.waits.summary(req.JobId, who) == nil {
 		rec, err := s.jm.store.GetJob(ctx, req.JobId)
 		if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(who, rec.Owner))) {
 			return nil, notFound(req.JobId)

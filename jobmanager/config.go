@@ -119,9 +119,14 @@ type Config struct {
 	// every job manager must read the same secret, so it must be given
 	// (or certificates) rather than created in each data directory.
 	ClusterSecretFile string
+	// Limits bound sessions, planning and the wait for slots (limits.go).
+	Limits Limits
 }
 
 func (c *Config) setDefaults() error {
+	if err := c.Limits.setDefaults(); err != nil {
+		return err
+	}
 	if len(c.CheckpointOptions) > 0 {
 		cp, err := jobgraph.ResolveCheckpointing(c.CheckpointOptions, c.Checkpoint)
 		if err != nil {

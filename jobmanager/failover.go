@@ -140,6 +140,7 @@ func (j *Job) act(a scheduler.Action, finishing bool) {
 			jm.attributeFailure(j, a)
 		}()
 	case scheduler.Finish:
+		jm.pool.Forget(j.id)
 		j.ended(string(a.Status), a.Message)
 	default:
 		panic(fmt.Sprintf("jobmanager: unknown lifecycle action %T", a))

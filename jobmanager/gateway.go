@@ -37,11 +37,19 @@ import (
 // each session's current database, settings and temporary tables, executes
 // DDL against the catalog, and plans INSERT and SELECT statements into jobs.
 type SQLGateway struct {
-	jm  *JobManager
-	log *zap.Logger
-	mu  struct {
+	jm     *JobManager
+	log    *zap.Logger
+	limits Limits
+	// reaper starts the idle-session check with the first session.
+	reaper sync.Once
+	mu     struct {
 		sync.Mutex
 		sessions map[string]*session
+		// clients counts the open sessions of each client (sessionClient).
+		clients map[string]int
+		// expired remembers, until it is pruned, when each session closed
+		// for idleness was closed, so that its client is told why.
+		expired map[string]time.Time
 	}
 }
 
@@ -49,8 +57,10 @@ var _ Gateway = (*SQLGateway)(nil)
 
 // NewSQLGateway returns the gateway for jm. Install it with jm.SetGateway.
 func NewSQLGateway(jm *JobManager) *SQLGateway {
-	g := &SQLGateway{jm: jm, log: jm.log.Named("gateway")}
+	g := &SQLGateway{jm: jm, log: jm.log.Named("gateway"), limits: jm.cfg.Limits}
 	g.mu.sessions = map[string]*session{}
+	g.mu.clients = map[string]int{}
+	g.mu.expired = map[string]time.Time{}
 	return g
 }
 
@@ -61,8 +71,14 @@ type session struct {
 	// owner names the principal that opened the session; only it may use
 	// or close the session.
 	owner string
-	// lastUsed is when a statement last ran (guarded by the gateway's mu).
+	// client is whom the session counts against for
+	// Limits.SessionsPerClient (sessionClient).
+	client string
+	// lastUsed is when a statement last ran, and running counts the
+	// Execute calls under way (both guarded by the gateway's mu): a session
+	// with one running is not idle.
 	lastUsed time.Time
+	running  int
 	exec     sync.Mutex
 	// The fields below are guarded by exec.
 	config   map[string]string
@@ -100,10 +116,6 @@ func (s *session) qualify(name []string) (db, obj string, err error) {
 	return "", "", fmt.Errorf("bad name %s", strings.Join(name, "."))
 }
 
-// sessionIdleTimeout is how long a session may go without a statement
-// before a new session's opening removes it.
-const sessionIdleTimeout = 24 * time.Hour
-
 func newID() string {
 	var b [8]byte
 	rand.Read(b[:])
@@ -119,31 +131,42 @@ func (g *SQLGateway) OpenSession(ctx context.Context, req *braidv1.OpenSessionRe
 		temp:     catalog.NewMemStore(),
 		store:    g.jm.Catalog(),
 	}
+	if len(req.Properties) > g.limits.SessionMaxOptions {
+		return nil, g.optionsExhausted(len(req.Properties))
+	}
 	for k, v := range req.Properties {
 		if err := checkSetting(&ast.Option{Key: k, Value: v}); err != nil {
 			return nil, status.Error(codes.InvalidArgument, strings.TrimPrefix(err.Error(), "sql: "))
 		}
 		s.config[k] = v
 	}
-	g.mu.Lock()
-	now := time.Now()
-	s.lastUsed = now
-	for id, old := range g.mu.sessions {
-		// NB: clients that vanish without closing their sessions would
-		// otherwise leak them; an idle session keeps only small state.
-		if now.Sub(old.lastUsed) > sessionIdleTimeout {
-			delete(g.mu.sessions, id)
-		}
+	if err := g.checkSessionSize(s.config); err != nil {
+		return nil, err
 	}
+	s.client = sessionClient(ctx)
+	g.reaper.Do(g.startReaper)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if n := len(g.mu.sessions); n >= g.limits.SessionMaxNum {
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"the cluster has %d open sessions, its limit (sql-gateway.session.max-num = %d): close sessions you no longer use, or wait for idle ones to expire (sql-gateway.session.idle-timeout = %s)",
+			n, g.limits.SessionMaxNum, g.limits.SessionIdleTimeout)
+	}
+	if n := g.mu.clients[s.client]; n >= g.limits.SessionsPerClient {
+		return nil, status.Errorf(codes.ResourceExhausted,
+			"client %s has %d open sessions, the limit per client (--sessions-per-client = %d): close sessions you no longer use, or wait for idle ones to expire (sql-gateway.session.idle-timeout = %s)",
+			s.client, n, g.limits.SessionsPerClient, g.limits.SessionIdleTimeout)
+	}
+	s.lastUsed = time.Now()
 	g.mu.sessions[s.id] = s
-	g.mu.Unlock()
+	g.mu.clients[s.client]++
 	return &braidv1.OpenSessionResponse{SessionId: s.id}, nil
 }
 
 func (g *SQLGateway) CloseSession(ctx context.Context, req *braidv1.CloseSessionRequest) (*braidv1.CloseSessionResponse, error) {
 	g.mu.Lock()
 	if s := g.mu.sessions[req.SessionId]; s != nil && s.owner == owner(ctx) {
-		delete(g.mu.sessions, req.SessionId)
+		g.dropLocked(s)
 	}
 	g.mu.Unlock()
 	return &braidv1.CloseSessionResponse{}, nil
@@ -156,30 +179,41 @@ func (g *SQLGateway) resolverFor() *connectors.Resolver {
 // Execute runs a script's statements in order, streaming each one's outcome.
 // It stops at the first failing statement, whose error is the RPC's error.
 func (g *SQLGateway) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerStreamingServer[braidv1.ExecuteResponse]) error {
+	if n := len(req.Script); n > parser.MaxScriptBytes {
+		return status.Errorf(codes.InvalidArgument, "the script is %d bytes, over the limit of %d bytes (1 MiB) per Execute; split it into several", n, parser.MaxScriptBytes)
+	}
 	who := caller(stream.Context())
 	g.mu.Lock()
 	s := g.mu.sessions[req.SessionId]
 	if s != nil && s.owner != who.Name {
 		s = nil // NB: another principal's session is as unknown as a missing one
 	}
+	expiredAt, expired := g.mu.expired[req.SessionId]
 	if s != nil {
 		s.lastUsed = time.Now()
+		s.running++
 	}
 	g.mu.Unlock()
 	if s == nil {
-		return status.Errorf(codes.NotFound, "session %s not found (it may have been closed, or the job manager restarted)", req.SessionId)
+		if expired {
+			return status.Errorf(codes.NotFound, "session %s expired: it ran no statement for longer than sql-gateway.session.idle-timeout (%s) and was closed at %s; open a new session",
+				req.SessionId, g.limits.SessionIdleTimeout, expiredAt.UTC().Format(time.RFC3339))
+		}
+		return status.Errorf(codes.NotFound, "session %s not found (it may have been closed, expired after sql-gateway.session.idle-timeout (%s) without statements, or the job manager restarted)",
+			req.SessionId, g.limits.SessionIdleTimeout)
 	}
+	defer func() {
+		g.mu.Lock()
+		s.lastUsed = time.Now()
+		s.running--
+		g.mu.Unlock()
+	}()
 	stmts, err := parser.ParseScript(req.Script)
 	if err != nil {
 		return status.Error(codes.InvalidArgument, err.Error())
 	}
 	s.exec.Lock()
 	defer s.exec.Unlock()
-	defer func() {
-		g.mu.Lock()
-		s.lastUsed = time.Now()
-		g.mu.Unlock()
-	}()
 	out := &responder{stream: stream}
 	for i, st := range stmts {
 		out.stmt = int32(i)
@@ -444,11 +478,13 @@ func (x *execution) show(ctx context.Context, st *ast.ShowStmt) error {
 			return err
 		}
 		var rows [][]string
+		sums := make([]*braidv1.JobSummary, 0, len(jobs))
 		for _, r := range jobs {
-			if !sees(x.who, r.Owner) {
-				continue
+			if sees(x.who, r.Owner) {
+				sums = append(sums, x.g.jm.summary(r)) // NB: the live status of a job running here
 			}
-			j := x.g.jm.summary(r) // NB: the live status of a job running here
+		}
+		for _, j := range append(sums, x.g.jm.waits.summaries(x.who)...) {
 			rows = append(rows, []string{j.JobId, j.Name, j.Status, time.UnixMilli(j.StartTimeUnixMs).UTC().Format("2006-01-02T15:04:05.000")})
 		}
 		return x.table([]string{"job id", "job name", "status", "start time"}, rows)
@@ -520,7 +556,15 @@ func (x *execution) set(st *ast.SetStmt) error {
 	if err := checkSetting(st.Option); err != nil {
 		return err
 	}
-	x.s.config[st.Option.Key] = st.Option.Value
+	next := make(map[string]string, len(x.s.config)+1)
+	for k, v := range x.s.config {
+		next[k] = v
+	}
+	next[st.Option.Key] = st.Option.Value
+	if err := x.g.checkSessionSize(next); err != nil {
+		return err
+	}
+	x.s.config = next
 	return x.out.status(okMessage, "")
 }
 
@@ -565,11 +609,11 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 	if err != nil {
 		return err
 	}
-	plan, err := p.PlanInsert(ctx, st, x.text(st))
+	plan, err := x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, st, x.text(st)) })
 	if err != nil {
 		return err
 	}
-	job, err := x.g.jm.SubmitJob(ctx, plan.Graph, nil)
+	job, err := x.g.jm.submitJob(ctx, plan.Graph, nil, x.slotTimeout())
 	if err != nil {
 		return err
 	}
@@ -603,7 +647,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	if err != nil {
 		return err
 	}
-	plan, err := p.PlanQuery(ctx, st.Query, x.text(st))
+	plan, err := x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanQuery(ctx, st.Query, x.text(st)) })
 	if err != nil {
 		return err
 	}
@@ -629,7 +673,7 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 		}
 		return x.out.send(&braidv1.ExecuteResponse{Payload: &braidv1.ExecuteResponse_Batch{Batch: &braidv1.ResultBatch{ArrowIpc: b}}})
 	}
-	job, err := x.g.jm.SubmitJob(ctx, g, relay)
+	job, err := x.g.jm.submitJob(ctx, g, relay, x.slotTimeout())
 	if err != nil {
 		return err
 	}
@@ -647,9 +691,9 @@ func (x *execution) explain(ctx context.Context, st *ast.ExplainStmt) error {
 	var plan *planner.Plan
 	switch inner := st.Stmt.(type) {
 	case *ast.QueryStmt:
-		plan, err = p.PlanQuery(ctx, inner.Query, x.text(inner))
+		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanQuery(ctx, inner.Query, x.text(inner)) })
 	case *ast.InsertStmt:
-		plan, err = p.PlanInsert(ctx, inner, x.text(inner))
+		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, inner, x.text(inner)) })
 	default:
 		return userErr(st.Pos, "EXPLAIN supports SELECT and INSERT statements")
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/grpcrecover"
 	"github.com/braidflow/braid/internal/memberauth"
+	"github.com/braidflow/braid/internal/msgsize"
 	"github.com/braidflow/braid/internal/netaddr"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
@@ -41,6 +42,8 @@ type JobManager struct {
 	broker *connectors.Broker      // nil with an external Kafka
 	store  *metastore.Store
 	pool   *scheduler.SlotPool
+	// waits are the jobs waiting for slots (slotwait.go).
+	waits slotWaits
 
 	lis     net.Listener
 	grpc    *grpc.Server
@@ -240,7 +243,7 @@ func (jm *JobManager) takeCharge() {
 
 func (jm *JobManager) serveGRPC(lis net.Listener) {
 	jm.lis = lis
-	opts := append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))
+	opts := append(grpcrecover.ServerOptions(jm.log), msgsize.ControlServerOptions()...)
 	// NB: members and clients are checked before the leader gate, so a
 	// stranger does not learn where the leader is.
 	opts = append(opts, jm.members.ServerOptions(memberMethod)...)
@@ -413,7 +416,7 @@ func (jm *JobManager) taskClient(addr string) (braidv1.TaskServiceClient, error)
 	if c, ok := jm.mu.conns[addr]; ok {
 		return braidv1.NewTaskServiceClient(c), nil
 	}
-	c, err := grpc.NewClient(addr, jm.members.DialOptions()...)
+	c, err := grpc.NewClient(addr, append(jm.members.DialOptions(), msgsize.ControlDialOptions()...)...)
 	if err != nil {
 		return nil, fmt.Errorf("jobmanager: connect to task manager at %s: %w", addr, err)
 	}

@@ -76,9 +76,15 @@ type cluster struct {
 
 func startCluster(t *testing.T, n int) *cluster {
 	t.Helper()
+	return startClusterWith(t, n, jobmanager.Limits{})
+}
+
+// startClusterWith is startCluster with the job manager's limits.
+func startClusterWith(t *testing.T, n int, limits jobmanager.Limits) *cluster {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	jm, err := jobmanager.New(jobmanager.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", DataDir: t.TempDir(), HeartbeatTimeout: time.Second})
+	jm, err := jobmanager.New(jobmanager.Config{Listen: "127.0.0.1:0", HTTP: "127.0.0.1:0", DataDir: t.TempDir(), HeartbeatTimeout: time.Second, Limits: limits})
 	if err != nil {
 		t.Fatal(err)
 	}

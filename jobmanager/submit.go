@@ -47,7 +47,16 @@ func NewJobID() string {
 // then runs on its own, and Job.Wait reports how it ended. When deployment
 // fails the job is recorded FAILED, its deployed subtasks are canceled, and
 // the error is returned.
+//
+// A job that finds too few free slots waits for them in a FIFO queue, for
+// at most Limits.SlotRequestTimeout (see reserveSlots); ctx ending or
+// CancelJob takes it out of the queue.
 func (jm *JobManager) SubmitJob(ctx context.Context, graph *jobgraph.Graph, results ResultHandler) (*Job, error) {
+	return jm.submitJob(ctx, graph, results, jm.cfg.Limits.SlotRequestTimeout)
+}
+
+// submitJob is SubmitJob with the job's own slot request timeout.
+func (jm *JobManager) submitJob(ctx context.Context, graph *jobgraph.Graph, results ResultHandler, slotTimeout time.Duration) (*Job, error) {
 	if graph == nil {
 		return nil, errors.New("jobmanager: no job graph")
 	}
@@ -82,9 +91,10 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *jobgraph.Graph, resu
 	jm.mu.jobs[graph.JobID] = nil
 	jm.mu.Unlock()
 
-	// Schedule places with scheduler.Place over the live task managers and
-	// allocates the slots in one step.
-	placements, err := jm.pool.Schedule(graph.JobID, graph)
+	// reserveSlots places with scheduler.Place over the live task managers
+	// and allocates the slots in one step, waiting its turn when too few
+	// are free.
+	placements, err := jm.reserveSlots(ctx, graph, slotTimeout)
 	if err != nil {
 		jm.forgetID(graph.JobID)
 		return nil, err
@@ -278,9 +288,13 @@ func (jm *JobManager) job(id string) *Job {
 func (jm *JobManager) Job(id string) *Job { return jm.job(id) }
 
 // CancelJob cancels a running job: its subtasks are canceled and it ends
-// CANCELED. Canceling a job that already ended does nothing. An unknown id
+// CANCELED. A job still waiting for slots leaves the queue, and its
+// submission fails. Canceling a job that already ended does nothing. An unknown id
 // fails with codes.NotFound.
 func (jm *JobManager) CancelJob(ctx context.Context, id string) error {
+	if jm.waits.cancel(id) {
+		return nil
+	}
 	j := jm.job(id)
 	if j == nil {
 		rec, err := jm.store.GetJob(ctx, id)

@@ -55,6 +55,9 @@ type Options struct {
 	// Clients says how clients authenticate; zero: they do not, and every
 	// caller is the anonymous admin (the job manager listens on loopback).
 	Clients clientauth.Config
+	// Limits bound the job manager's sessions, planning and slot waits;
+	// zero fields select their defaults.
+	Limits jobmanager.Limits
 }
 
 // Cluster is a running local cluster.
@@ -95,6 +98,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 		Listen: "127.0.0.1:0", HTTP: opts.HTTP, DataDir: filepath.Join(c.dir, "jobmanager"),
 		Logger: opts.Logger, Gateway: opts.Gateway, HeartbeatTimeout: opts.HeartbeatTimeout, Members: opts.Members,
 		Clients: opts.Clients,
+		Limits:  opts.Limits,
 	})
 	if err != nil {
 		return nil, err

@@ -37,6 +37,9 @@ func (b *binder) bindQuery(q *ast.Query) (node, error) {
 }
 
 func (b *binder) bindQueryExpr(body ast.QueryExpr) (node, error) {
+	if err := stopped(b.ctx); err != nil {
+		return nil, err
+	}
 	switch body := body.(type) {
 	case *ast.Query:
 		return b.bindQuery(body)
@@ -109,7 +112,12 @@ func castNode(n node, out types.Schema) node {
 func (b *binder) bindValues(v *ast.Values) (node, error) {
 	empty := &scope{}
 	var rows [][]*expr.Expr
-	for _, r := range v.Rows {
+	for i, r := range v.Rows {
+		if i%1024 == 1023 {
+			if err := stopped(b.ctx); err != nil {
+				return nil, err
+			}
+		}
 		items := []ast.Expr{r}
 		if rc, ok := r.(*ast.RowCtor); ok {
 			items = rc.Items
@@ -306,6 +314,9 @@ func expandStar(sc *scope, star *ast.Star) ([]int, error) {
 
 // bindFrom binds a FROM item into a plan and the scope of its columns.
 func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
+	if err := stopped(b.ctx); err != nil {
+		return nil, nil, err
+	}
 	switch t := te.(type) {
 	case *ast.TableName:
 		return b.bindTableName(t)

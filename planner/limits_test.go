@@ -2,9 +2,11 @@ package planner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/sql/ast"
@@ -93,5 +95,56 @@ func BenchmarkPlanLongExpressions(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// cancelingCatalog cancels its context at the first table it resolves, as
+// a client that leaves while its statement is planned.
+type cancelingCatalog struct {
+	testCatalog
+	cancel context.CancelFunc
+}
+
+func (c cancelingCatalog) Table(ctx context.Context, name []string) (*catalog.Table, error) {
+	c.cancel()
+	return c.testCatalog.Table(ctx, name)
+}
+
+// TestPlanningStops: planning stops once its context ends, with an error
+// that wraps the context's, instead of planning on for a client that left
+// or past the planner timeout.
+func TestPlanningStops(t *testing.T) {
+	store := catalog.NewMemStore()
+	st, _ := parser.ParseStatement("CREATE TABLE src (k INT, v BIGINT, s STRING)")
+	tbl, _ := BuildTable(st.(*ast.CreateTableStmt), catalog.DefaultDatabase, 1)
+	store.CreateTable(context.Background(), tbl)
+	opts := Options{Parallelism: 1, Config: map[string]string{}}
+	plan := func(ctx context.Context, cat Catalog, q string) error {
+		stmt, err := parser.ParseStatement(q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = (&Planner{Catalog: cat, Connectors: testConnectors{}, Options: opts}).PlanQuery(ctx, stmt.(*ast.QueryStmt).Query, q)
+		return err
+	}
+	union := "SELECT 1" + strings.Repeat(" UNION ALL SELECT 1", 200)
+	if err := plan(context.Background(), testCatalog{store}, union); err != nil {
+		t.Fatal(err)
+	}
+	expired, cancel := context.WithDeadline(context.Background(), time.Now())
+	defer cancel()
+	if err := plan(expired, testCatalog{store}, union); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("planning past its deadline: %v", err)
+	}
+	// The client leaves once the first of 100 joined tables is resolved:
+	// the rest is not bound.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	join := "SELECT a0.k FROM src a0" + strings.Repeat(" JOIN src a1 ON a0.k = a1.k", 1)
+	for i := 2; i < 100; i++ {
+		join += fmt.Sprintf(" JOIN src a%d ON a0.k = a%d.k", i, i)
+	}
+	if err := plan(ctx, cancelingCatalog{testCatalog{store}, cancel}, join); !errors.Is(err, context.Canceled) {
+		t.Fatalf("planning after the client left: %v", err)
 	}
 }

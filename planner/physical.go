@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -13,6 +14,8 @@ import (
 
 // physical turns a logical plan into vertices and edges.
 type physical struct {
+	// ctx bounds planning: build stops when it ends (see stopped).
+	ctx         context.Context
 	p           *Planner
 	b           *graphBuilder
 	parallelism int
@@ -23,6 +26,9 @@ func op(name string, spec jobgraph.Spec) *jobgraph.Operator {
 }
 
 func (ph *physical) build(n node) (*stream, error) {
+	if err := stopped(ph.ctx); err != nil {
+		return nil, err
+	}
 	switch n := n.(type) {
 	case *scanNode:
 		return ph.buildScan(n)

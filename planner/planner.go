@@ -113,7 +113,7 @@ func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Pla
 	if err != nil {
 		return nil, err
 	}
-	ph, err := p.physical(sql)
+	ph, err := p.physical(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
@@ -154,7 +154,7 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 	if err != nil {
 		return nil, err
 	}
-	ph, err := p.physical(sql)
+	ph, err := p.physical(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
@@ -266,7 +266,7 @@ func fitToSink(n node, target *catalog.Table, ins *ast.InsertStmt) (node, error)
 // physical starts the physical plan of sql at the session's parallelism,
 // capped by its max parallelism; an out-of-range
 // pipeline.max-parallelism is refused, naming the option.
-func (p *Planner) physical(sql string) (*physical, error) {
+func (p *Planner) physical(ctx context.Context, sql string) (*physical, error) {
 	maxPar, err := jobgraph.ResolveMaxParallelism(p.Options.Config)
 	if err != nil {
 		return nil, &Error{Msg: err.Error()}
@@ -280,7 +280,7 @@ func (p *Planner) physical(sql string) (*physical, error) {
 	}
 	b := newGraphBuilder("collect", maxPar)
 	b.g.SQL = sql
-	return &physical{p: p, b: b, parallelism: par}, nil
+	return &physical{ctx: ctx, p: p, b: b, parallelism: par}, nil
 }
 
 func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, error) {

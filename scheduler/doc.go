@@ -17,6 +17,19 @@
 //	pool.Release(jobID) // when the job ends
 //	lost := pool.Remove("tm-2") // jobs that must fail over
 //
+// A new job asks with Request instead, which queues it when too few slots
+// are free; requests are granted first come, first served as slots free up
+// or task managers join, and a restarting job's slots (Schedule) are
+// withheld from the queue:
+//
+//	req, err := pool.Request(jobID, graph)
+//	select {
+//	case <-req.Ready():
+//		placements, err := req.Placements()
+//	case <-timeout:
+//		pool.Withdraw(req) // leaves the queue, or gives a late grant back
+//	}
+//
 // Place is the same decision over a given list of task managers, for
 // callers that keep their own bookkeeping.
 //

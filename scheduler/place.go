@@ -104,8 +104,7 @@ func takeSlots(n int, tms []TaskManagerSlots) ([]TaskManagerSlots, error) {
 		}
 	}
 	if free < n {
-		return nil, fmt.Errorf("scheduler: job needs %s (its largest parallelism) but only %d of %d are free on %s",
-			plural(n, "slot"), free, totalSlots(tms), plural(len(tms), "task manager"))
+		return nil, &InsufficientSlotsError{Need: n, Free: free, Total: totalSlots(tms), TaskManagers: len(tms)}
 	}
 	sort.Slice(order, func(a, b int) bool {
 		if fa, fb := order[a].Free(), order[b].Free(); fa != fb {

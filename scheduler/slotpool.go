@@ -1,6 +1,7 @@
 package scheduler
 
 import (
+	"errors"
 	"fmt"
 	"sort"
 	"sync"
@@ -19,6 +20,13 @@ type SlotPool struct {
 		tms map[string]*poolEntry
 		// jobs maps a job to the slots it holds per task manager.
 		jobs map[string]map[string]int
+		// queue holds the requests waiting for slots, oldest first (see
+		// Request).
+		queue []*SlotRequest
+		// restarting holds, by job, the slots of the restarting jobs whose
+		// Schedule found too few free: the queue is not served from them
+		// until the job is scheduled or forgotten (Forget).
+		restarting map[string]int
 	}
 }
 
@@ -33,6 +41,7 @@ func NewSlotPool() *SlotPool {
 	p := &SlotPool{}
 	p.mu.tms = map[string]*poolEntry{}
 	p.mu.jobs = map[string]map[string]int{}
+	p.mu.restarting = map[string]int{}
 	return p
 }
 
@@ -44,9 +53,10 @@ func (p *SlotPool) Add(id, address string, slots int) {
 	defer p.mu.Unlock()
 	if e, ok := p.mu.tms[id]; ok {
 		e.address, e.slots = address, slots
-		return
+	} else {
+		p.mu.tms[id] = &poolEntry{address: address, slots: slots}
 	}
-	p.mu.tms[id] = &poolEntry{address: address, slots: slots}
+	p.serveLocked()
 }
 
 // Remove forgets a task manager and returns the jobs, sorted, that had
@@ -106,28 +116,76 @@ func (p *SlotPool) Allocate(jobID string, placements []*braidv1.Placement) error
 
 // Schedule places graph on the pool's free slots and allocates them for
 // jobID in one step, so concurrent submissions cannot take the same slots.
+// It does not wait: when too few slots are free it fails with an
+// *InsufficientSlotsError, and the job's slots are withheld from the queue
+// (Request) until a later Schedule of the job succeeds or Forget drops it.
+// The job manager uses it to restart a job that held slots before, so a
+// restarting job goes ahead of new jobs, as in Flink, and is not starved by
+// them.
 func (p *SlotPool) Schedule(jobID string, graph *jobgraph.Graph) ([]*braidv1.Placement, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	placements, err := Place(graph, p.snapshotLocked())
+	delete(p.mu.restarting, jobID)
+	placements, err := Place(graph, p.withheldLocked())
+	var short *InsufficientSlotsError
+	if errors.As(err, &short) {
+		p.mu.restarting[jobID] = JobSlots(graph)
+		p.serveLocked() // NB: withholding may have room left for the queue
+		return nil, err
+	}
 	if err != nil {
 		return nil, err
 	}
+	p.allocateLocked(jobID, placements)
+	p.serveLocked()
+	return placements, nil
+}
+
+// Forget drops what the pool keeps for jobID once the job ended: its
+// slots (as Release) and the slots withheld for its restart.
+func (p *SlotPool) Forget(jobID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.mu.restarting, jobID)
+	p.releaseLocked(jobID)
+	p.serveLocked()
+}
+
+// withheldLocked is the snapshot with the restarting jobs' slots taken
+// out of the free ones: what the queue may be served from.
+func (p *SlotPool) withheldLocked() []TaskManagerSlots {
+	tms := p.snapshotLocked()
+	held := 0
+	for _, n := range p.mu.restarting {
+		held += n
+	}
+	for i := range tms {
+		take := min(held, tms[i].Free())
+		tms[i].Used += take
+		held -= take
+	}
+	return tms
+}
+
+// allocateLocked gives jobID the slots of placements, which Place computed
+// from the pool's current snapshot, replacing what it held.
+func (p *SlotPool) allocateLocked(jobID string, placements []*braidv1.Placement) {
 	p.releaseLocked(jobID)
 	want := slotsPerTaskManager(placements)
 	for id, n := range want {
 		p.mu.tms[id].used += n
 	}
 	p.mu.jobs[jobID] = want
-	return placements, nil
 }
 
-// Release frees every slot jobID holds. Releasing an unknown job does
-// nothing, so Release is idempotent.
+// Release frees every slot jobID holds and grants the queued requests the
+// freed slots allow. Releasing an unknown job does nothing, so Release is
+// idempotent.
 func (p *SlotPool) Release(jobID string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.releaseLocked(jobID)
+	p.serveLocked()
 }
 
 func (p *SlotPool) releaseLocked(jobID string) {

@@ -6,6 +6,8 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
+
+	"github.com/braidflow/braid/internal/msgsize"
 )
 
 // Flow-control windows of exchange connections. Fixing them (rather than
@@ -19,9 +21,9 @@ const (
 	// ResourceExhausted, and the receiving decoder never holds more than
 	// this of one stream's bytes (it refuses larger arrow_ipc payloads
 	// itself, whatever the server's options).
-	maxMessage = 64 << 20
+	maxMessage = msgsize.Data
 	// maxAck bounds what a sender accepts back: an empty ExchangeAck.
-	maxAck = 4 << 10
+	maxAck = msgsize.DataAck
 )
 
 // ServerOptions are the grpc.Server options a task manager should use for

@@ -22,6 +22,7 @@ import (
 	"github.com/braidflow/braid/internal/grpcrecover"
 	"github.com/braidflow/braid/internal/leaderhint"
 	"github.com/braidflow/braid/internal/memberauth"
+	"github.com/braidflow/braid/internal/msgsize"
 	"github.com/braidflow/braid/internal/netaddr"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/shuffle"
@@ -116,7 +117,8 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 		lis.Close()
 		return fmt.Errorf("taskmanager: %w", err)
 	}
-	link, err := newJMLink(tm.cfg.JobManager, append(members.DialOptions(), memberauth.Identify(tm.id, tm.incarnation)...)...)
+	dial := append(members.DialOptions(), memberauth.Identify(tm.id, tm.incarnation)...)
+	link, err := newJMLink(tm.cfg.JobManager, append(dial, msgsize.ControlDialOptions()...)...)
 	if err != nil {
 		lis.Close()
 		return err
@@ -128,9 +130,11 @@ func (tm *TaskManager) Start(ctx context.Context) error {
 	tm.exchange = shuffle.NewExchange(shuffle.ExchangeOptions{Logger: tm.log,
 		Pool: shuffle.NewConnPool(append(shuffle.DialOptions(), members.DialOptions()...)...)})
 	// NB: the data service's options apply to the whole server: its
-	// message size limit (64 MiB, as before for TaskService too) and the
-	// fixed flow-control windows that make backpressure reach senders.
+	// message size limit (msgsize.Data, which TaskService's
+	// msgsize.Control equals) and the fixed flow-control windows that make
+	// backpressure reach senders.
 	opts := append(grpcrecover.ServerOptions(tm.log), shuffle.ServerOptions()...)
+	opts = append(opts, grpc.MaxSendMsgSize(msgsize.Control))
 	tm.grpc = grpc.NewServer(append(opts, members.ServerOptions(memberMethod)...)...)
 	braidv1.RegisterTaskServiceServer(tm.grpc, &taskService{tm: tm})
 	braidv1.RegisterDataServiceServer(tm.grpc, tm.exchange)

@@ -71,6 +71,15 @@ func main() {
 	jwtAudience := flag.String("jwt-audience", "", `with --jwt-issuer, a JWT's "aud" must contain this (empty: not checked)`)
 	insecureClients := flag.Bool("insecure", false, "allow unauthenticated clients (each the anonymous admin) on a non-loopback --listen")
 	allowHosts := flag.String("allowed-hosts", "", "comma-separated hosts connectors may reach, host or host:port, '*' matching one label (empty: any)")
+	var limits jobmanager.Limits
+	flag.IntVar(&limits.SessionMaxNum, "session-max-num", jobmanager.DefaultSessionMaxNum, "most open SQL sessions in the cluster (Flink's sql-gateway.session.max-num)")
+	flag.DurationVar(&limits.SessionIdleTimeout, "session-idle-timeout", jobmanager.DefaultSessionIdleTimeout, "a session without statements this long is closed (Flink's sql-gateway.session.idle-timeout)")
+	flag.DurationVar(&limits.SessionCheckInterval, "session-check-interval", jobmanager.DefaultSessionCheckInterval, "how often idle sessions are looked for (Flink's sql-gateway.session.check-interval)")
+	flag.IntVar(&limits.SessionsPerClient, "sessions-per-client", jobmanager.DefaultSessionsPerClient, "most open SQL sessions of one client host")
+	flag.IntVar(&limits.SessionMaxOptions, "session-max-options", jobmanager.DefaultSessionMaxOptions, "most options (SET) one session holds")
+	flag.IntVar(&limits.SessionMaxBytes, "session-max-bytes", jobmanager.DefaultSessionMaxBytes, "most bytes of option keys and values one session holds")
+	flag.DurationVar(&limits.PlannerTimeout, "planner-timeout", jobmanager.DefaultPlannerTimeout, "planning one statement stops after this long (braid.planner.timeout)")
+	flag.DurationVar(&limits.SlotRequestTimeout, "slot-request-timeout", jobmanager.DefaultSlotRequestTimeout, "a job waits this long for free slots before it fails (Flink's slot.request.timeout; sessions may SET their own)")
 	flag.Parse()
 	var allow *connectors.Allowlist
 	if *allowConnectors != "" || *allowHosts != "" {
@@ -100,6 +109,7 @@ func main() {
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
 		Allow:    allow,
+		Limits:   limits,
 		Clients:  clientauth.Config{TokensFile: *tokensFile, JWTIssuer: *jwtIssuer, JWKSFile: *jwksFile, JWTAudience: *jwtAudience},
 		Insecure: *insecureClients,
 	})

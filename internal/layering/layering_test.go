@@ -33,12 +33,12 @@ var allowed = map[string][]string{
 	"state":          {"types"},
 	"operators":      {"expr", "state", "types", "jobgraph"},
 	"connectors":     {"operators", "state", "expr", "types", "catalog", "jobgraph"},
-	"shuffle":        {"types", "proto/braid/v1"},
+	"shuffle":        {"types", "proto/braid/v1", "internal/msgsize"},
 	"runtime":        {"operators", "connectors", "shuffle", "state", "jobgraph", "types", "proto/braid/v1"},
 	"checkpoint":     {"state", "jobgraph", "types", "proto/braid/v1"},
 	"scheduler":      {"jobgraph", "types", "proto/braid/v1"},
 	"metastore":      {"catalog", "types", "proto/braid/v1"},
-	"client":         {"types", "proto/braid/v1", "internal/leaderhint"},
+	"client":         {"types", "proto/braid/v1", "internal/leaderhint", "internal/msgsize"},
 	"client/render":  {"client", "types"},
 	"jobmanager":     {"*"},
 	"taskmanager":    {"*"},
@@ -57,6 +57,8 @@ var allowed = map[string][]string{
 	"internal/memberauth/testcerts": {},
 	// How clients authenticate (tokens, JWT) and their roles.
 	"internal/clientauth": {},
+	// The gRPC message size limits of every connection.
+	"internal/msgsize": {},
 }
 
 func TestLayering(t *testing.T) {
