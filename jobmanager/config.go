@@ -103,6 +103,8 @@ type Config struct {
 	// and the hosts those may reach (--allowed-connectors,
 	// --allowed-hosts); nil allows everything.
 	Allow *connectors.Allowlist
+	// JobStore says how long ended jobs are kept (jobstore.* options).
+	JobStore JobStoreConfig
 	// ClusterSecretFile holds the cluster secret; see Members. With HA
 	// every job manager must read the same secret, so it must be given
 	// (or certificates) rather than created in each data directory.
@@ -132,6 +134,7 @@ func (c *Config) setDefaults() error {
 	if c.LeaderLease <= 0 {
 		c.LeaderLease = DefaultLeaderLease
 	}
+	c.JobStore.setDefaults()
 	if c.HA && len(c.Etcd) == 0 {
 		return errors.New("jobmanager: high availability (--ha) needs an external etcd (--etcd host:port,...) shared by every job manager: an embedded etcd dies with its job manager")
 	}

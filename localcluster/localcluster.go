@@ -51,6 +51,9 @@ type Options struct {
 	// Members says how the job manager and task managers authenticate
 	// each other; zero: with a cluster secret the job manager creates.
 	Members memberauth.Config
+	// JobStore says how long the job manager keeps ended jobs; its
+	// defaults when zero.
+	JobStore jobmanager.JobStoreConfig
 }
 
 // Cluster is a running local cluster.
@@ -90,6 +93,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	c.jm, err = jobmanager.New(jobmanager.Config{
 		Listen: "127.0.0.1:0", HTTP: opts.HTTP, DataDir: filepath.Join(c.dir, "jobmanager"),
 		Logger: opts.Logger, Gateway: opts.Gateway, HeartbeatTimeout: opts.HeartbeatTimeout, Members: opts.Members,
+		JobStore: opts.JobStore,
 	})
 	if err != nil {
 		return nil, err

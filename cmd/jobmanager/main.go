@@ -17,6 +17,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -59,6 +60,10 @@ func main() {
 	tlsCA := flag.String("tls-ca", "", "the CA that signs every member's certificate (PEM)")
 	allowConnectors := flag.String("allowed-connectors", "", "comma-separated connectors users may create tables with ('managed' for managed tables; empty: any)")
 	allowHosts := flag.String("allowed-hosts", "", "comma-separated hosts connectors may reach, host or host:port, '*' matching one label (empty: any)")
+	// The --jobstore.* flags carry Flink's options of the same names.
+	jsFlags := []string{jobmanager.OptionJobStoreExpiration, jobmanager.OptionJobStoreMaxCapacity}
+	flag.String(jobmanager.OptionJobStoreExpiration, "3600", "seconds (or a duration such as 10min) an ended job is kept before it is forgotten")
+	flag.String(jobmanager.OptionJobStoreMaxCapacity, "-1", "most ended jobs kept, the earliest ended forgotten first (-1: unlimited)")
 	flag.Parse()
 	var allow *connectors.Allowlist
 	if *allowConnectors != "" || *allowHosts != "" {
@@ -66,11 +71,20 @@ func main() {
 	}
 
 	cpDefaults := map[string]string{}
+	jsOptions := map[string]string{}
 	flag.Visit(func(f *flag.Flag) {
 		if option, ok := cpFlags[f.Name]; ok {
 			cpDefaults[option] = f.Value.String()
 		}
+		if slices.Contains(jsFlags, f.Name) {
+			jsOptions[f.Name] = f.Value.String()
+		}
 	})
+	jobStore, err := jobmanager.ParseJobStoreOptions(jsOptions)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jobmanager: --"+err.Error())
+		os.Exit(2)
+	}
 
 	log, err := zap.NewProduction()
 	if err != nil {
@@ -87,7 +101,7 @@ func main() {
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
-		Allow: allow,
+		Allow: allow, JobStore: jobStore,
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))
