@@ -13,6 +13,7 @@ import (
 	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -46,6 +47,10 @@ type Config struct {
 	// Etcd lists external etcd endpoints; when empty the job manager runs an
 	// embedded etcd server in DataDir/etcd on free ports.
 	Etcd []string
+	// EtcdTLS names the PEM files of a TLS connection to the external
+	// etcd (--etcd-cert, --etcd-key, --etcd-ca); empty: plain text. It
+	// needs Etcd.
+	EtcdTLS metastore.TLSFiles
 	// EtcdPrefix is the key prefix in etcd; "/braid" when empty.
 	EtcdPrefix string
 	// Kafka lists the bootstrap servers of the cluster's default log; when
@@ -135,6 +140,9 @@ func (c *Config) setDefaults() error {
 		c.LeaderLease = DefaultLeaderLease
 	}
 	c.JobStore.setDefaults()
+	if !c.EtcdTLS.Empty() && len(c.Etcd) == 0 {
+		return errors.New("jobmanager: etcd TLS files (--etcd-cert, --etcd-key, --etcd-ca) are for an external etcd (--etcd host:port,...); the embedded etcd serves loopback in plain text")
+	}
 	if c.HA && len(c.Etcd) == 0 {
 		return errors.New("jobmanager: high availability (--ha) needs an external etcd (--etcd host:port,...) shared by every job manager: an embedded etcd dies with its job manager")
 	}

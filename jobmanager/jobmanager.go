@@ -177,7 +177,11 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		endpoints = jm.etcd.Endpoints()
 		jm.log.Info("embedded etcd started", zap.Strings("endpoints", endpoints))
 	}
-	jm.store, err = metastore.Connect(ctx, endpoints, jm.cfg.EtcdPrefix, jm.cfg.Logger)
+	etcdTLS, err := jm.cfg.EtcdTLS.Config()
+	if err != nil {
+		return fmt.Errorf("jobmanager: %w", err)
+	}
+	jm.store, err = metastore.Connect(ctx, endpoints, jm.cfg.EtcdPrefix, jm.cfg.Logger, metastore.WithTLS(etcdTLS))
 	if err != nil {
 		return err
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
+	"github.com/braidflow/braid/metastore"
 )
 
 func main() {
@@ -34,6 +35,9 @@ func main() {
 	httpAddr := flag.String("http", jobmanager.DefaultHTTP, `HTTP address of /healthz and /metrics ("" disables)`)
 	dataDir := flag.String("data-dir", "braid-data", "directory of the embedded etcd and broker")
 	etcd := flag.String("etcd", "", "comma-separated etcd endpoints (empty: run an embedded etcd)")
+	etcdCert := flag.String("etcd-cert", "", "client certificate (PEM) for a TLS connection to --etcd, when etcd requires one")
+	etcdKey := flag.String("etcd-key", "", "the key of --etcd-cert (PEM)")
+	etcdCA := flag.String("etcd-ca", "", "CA (PEM) that signed etcd's certificate; setting it (or --etcd-cert) connects to --etcd over TLS")
 	kafka := flag.String("kafka", "", "comma-separated Kafka bootstrap servers (empty: run an embedded broker)")
 	heartbeat := flag.Duration("heartbeat-timeout", jobmanager.DefaultHeartbeatTimeout, "a task manager silent this long is lost")
 	// Each --checkpoint-* flag is the cluster's default of one job option;
@@ -97,7 +101,8 @@ func main() {
 	defer stop()
 	jm, err := jobmanager.New(jobmanager.Config{
 		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
-		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
+		Etcd: splitList(*etcd), EtcdTLS: metastore.TLSFiles{CertFile: *etcdCert, KeyFile: *etcdKey, CAFile: *etcdCA},
+		Kafka: splitList(*kafka),
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
