@@ -102,7 +102,7 @@ func main() {
 	jm, err := jobmanager.New(jobmanager.Config{
 		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
 		Etcd: splitList(*etcd), EtcdTLS: metastore.TLSFiles{CertFile: *etcdCert, KeyFile: *etcdKey, CAFile: *etcdCA},
-		Kafka: splitList(*kafka),
+		Kafka:  splitList(*kafka),
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
