@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/internal/leaderhint"
@@ -23,6 +22,7 @@ import (
 // so a call runs at most once.
 type leaderConn struct {
 	endpoints []string
+	creds     grpc.DialOption
 
 	mu struct {
 		sync.Mutex
@@ -33,8 +33,8 @@ type leaderConn struct {
 
 var _ grpc.ClientConnInterface = (*leaderConn)(nil)
 
-func newLeaderConn(endpoints []string, first string) *leaderConn {
-	l := &leaderConn{endpoints: endpoints}
+func newLeaderConn(endpoints []string, first string, creds grpc.DialOption) *leaderConn {
+	l := &leaderConn{endpoints: endpoints, creds: creds}
 	l.mu.cur = first
 	l.mu.conns = map[string]*grpc.ClientConn{}
 	return l
@@ -52,8 +52,7 @@ func (l *leaderConn) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := l.mu.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr,
-		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	c, err := grpc.NewClient(addr, l.creds,
 		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)))
 	if err != nil {
 		return nil, unreachable(addr, err)

@@ -16,6 +16,9 @@ const jobsUsage = `Usage:
   braid jobs describe [--endpoint host:port] JOB_ID
   braid jobs cancel [--endpoint host:port] JOB_ID
   braid jobs rescale [--endpoint host:port] JOB_ID --parallelism N
+
+Over TLS (job managers whose members use mutual TLS): add --tls-ca FILE
+(or set BRAID_TLS_CA); see "braid jobs list -h".
 `
 
 // runJobs is "braid jobs list|describe|cancel".
@@ -28,6 +31,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("braid jobs "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
+	dialOpts := tlsFlags(fs)
 	parallelism := 0
 	if sub == "rescale" {
 		fs.IntVar(&parallelism, "parallelism", 0, "the job's new parallelism `N`")
@@ -56,7 +60,11 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 
-	c, err := client.Dial(ctx, *endpoint)
+	opts, err := dialOpts()
+	if err != nil {
+		return err
+	}
+	c, err := client.Dial(ctx, *endpoint, opts...)
 	if err != nil {
 		return err
 	}

@@ -28,6 +28,7 @@ func savepointCommand(ctx context.Context, cmd string, args []string, stdout, st
 	fs := flag.NewFlagSet("braid "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
+	dialOpts := tlsFlags(fs)
 	dir := fs.String("dir", "", "copy the savepoint under `URI`/<job id>/ (a path, file:// or s3://)")
 	withSavepoint := cmd == "savepoint"
 	if cmd == "stop" {
@@ -48,7 +49,11 @@ func savepointCommand(ctx context.Context, cmd string, args []string, stdout, st
 		fmt.Fprint(stderr, savepointUsage)
 		return errUsage
 	}
-	c, err := client.Dial(ctx, *endpoint)
+	opts, err := dialOpts()
+	if err != nil {
+		return err
+	}
+	c, err := client.Dial(ctx, *endpoint, opts...)
 	if err != nil {
 		return err
 	}
