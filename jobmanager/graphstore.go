@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
+	"time"
 
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
@@ -131,4 +133,22 @@ func loadGraph(ctx context.Context, rec *metastore.JobRecord) (*braidv1.JobGraph
 		return nil, err
 	}
 	return &pg, nil
+}
+
+// loadGraphRetrying is loadGraph that tries a graph file twice more, a
+// second apart, while checkpoint storage fails (an S3 outage should not
+// fail a job a job manager resumes); ctx bounds the waits.
+func loadGraphRetrying(ctx context.Context, rec *metastore.JobRecord) (*braidv1.JobGraph, error) {
+	for try := 0; ; try++ {
+		pg, err := loadGraph(ctx, rec)
+		var se *checkpoint.StorageError
+		if err == nil || try == 2 || !errors.As(err, &se) || errors.Is(err, fs.ErrNotExist) {
+			return pg, err
+		}
+		select {
+		case <-ctx.Done():
+			return nil, err
+		case <-time.After(time.Second):
+		}
+	}
 }

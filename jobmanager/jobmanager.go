@@ -482,7 +482,7 @@ func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 // beginning when it has none), once task managers register.
 // Otherwise resumeJob returns why it cannot be resumed.
 func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (string, error) {
-	pg, err := loadGraph(ctx, rec)
+	pg, err := loadGraphRetrying(ctx, rec)
 	if err != nil {
 		return "the job manager restarted and could not read the job's graph: " + err.Error(), nil
 	}
