@@ -43,10 +43,12 @@ type Client struct {
 // endpoint may list several job managers separated by commas (highly
 // available ones): Dial connects to the first that accepts connections, and
 // every call goes to the leader, following the leader a standby names.
-func Dial(ctx context.Context, endpoint string, opts ...DialOption) (*Client, error) {
-	var cfg dialConfig
-	for _, o := range opts {
-		o(&cfg)
+//
+// opts add to the connection, such as WithToken and WithTLS.
+func Dial(ctx context.Context, endpoint string, opts ...Option) (*Client, error) {
+	var o dialOptions
+	for _, opt := range opts {
+		opt(&o)
 	}
 	pctx := ctx
 	if _, ok := ctx.Deadline(); !ok {
@@ -65,15 +67,15 @@ func Dial(ctx context.Context, endpoint string, opts ...DialOption) (*Client, er
 	}
 	var first error
 	for _, e := range endpoints {
-		if err := probe(pctx, e, cfg.tls); err != nil {
+		if err := probe(pctx, e, o.tls); err != nil {
 			first = cmp.Or(first, err)
 			continue
 		}
-		l := newLeaderConn(endpoints, e, cfg.transport())
+		l := newLeaderConn(endpoints, e, append([]grpc.DialOption{o.transport()}, o.grpc...)...)
 		if _, err := l.conn(e); err != nil {
 			return nil, err
 		}
-		return &Client{endpoint: e, tls: cfg.tls != nil, close: l.close, rpc: braidv1.NewClientServiceClient(l)}, nil
+		return &Client{endpoint: e, tls: o.tls != nil, close: l.close, rpc: braidv1.NewClientServiceClient(l)}, nil
 	}
 	return nil, first
 }
@@ -135,7 +137,18 @@ type ServerError struct {
 	Message string
 }
 
-func (e *ServerError) Error() string { return e.Message }
+// Error is the server's message, after "Unauthenticated: " or "Permission
+// denied: " for a caller the server refused, so that the refusal reads as
+// one.
+func (e *ServerError) Error() string {
+	switch e.Code {
+	case codes.Unauthenticated:
+		return "Unauthenticated: " + e.Message
+	case codes.PermissionDenied:
+		return "Permission denied: " + e.Message
+	}
+	return e.Message
+}
 
 // convert turns a gRPC error into a ServerError, or into the unreachable
 // error when the server went away, or into ctx's error when ctx ended.

@@ -8,7 +8,7 @@
 // query). Callbacks for one Execute call are made one at a time, in order,
 // never concurrently.
 //
-//	c, err := client.Dial(ctx, "localhost:6123")
+//	c, err := client.Dial(ctx, "localhost:6123", client.WithToken(os.Getenv("BRAID_TOKEN")))
 //	if err != nil {
 //		return err
 //	}
@@ -21,6 +21,7 @@
 //	err = s.Execute(ctx, "CREATE TABLE t (a INT); SELECT * FROM t;", false, h)
 //
 // Errors the server reports keep the server's message as their text (see
-// ServerError); an endpoint that cannot be reached gives an error that begins
+// ServerError; a refused caller's begins "Unauthenticated: " or
+// "Permission denied: "); an endpoint that cannot be reached gives an error that begins
 // "cannot reach job manager at host:port".
 package client

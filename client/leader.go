@@ -22,7 +22,9 @@ import (
 // so a call runs at most once.
 type leaderConn struct {
 	endpoints []string
-	creds     grpc.DialOption
+	// opts are added to every connection's options: the transport
+	// credentials (plain text or WithTLS), WithToken.
+	opts []grpc.DialOption
 
 	mu struct {
 		sync.Mutex
@@ -33,8 +35,8 @@ type leaderConn struct {
 
 var _ grpc.ClientConnInterface = (*leaderConn)(nil)
 
-func newLeaderConn(endpoints []string, first string, creds grpc.DialOption) *leaderConn {
-	l := &leaderConn{endpoints: endpoints, creds: creds}
+func newLeaderConn(endpoints []string, first string, opts ...grpc.DialOption) *leaderConn {
+	l := &leaderConn{endpoints: endpoints, opts: opts}
 	l.mu.cur = first
 	l.mu.conns = map[string]*grpc.ClientConn{}
 	return l
@@ -52,8 +54,8 @@ func (l *leaderConn) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := l.mu.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr, l.creds,
-		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize)))
+	c, err := grpc.NewClient(addr, append([]grpc.DialOption{
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxRecvMsgSize))}, l.opts...)...)
 	if err != nil {
 		return nil, unreachable(addr, err)
 	}

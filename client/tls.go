@@ -12,15 +12,9 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 )
 
-// DialOption adjusts how Dial connects.
-type DialOption func(*dialConfig)
-
-type dialConfig struct {
-	tls *tls.Config
-}
-
-// transport returns the transport credentials of the connections.
-func (c *dialConfig) transport() grpc.DialOption {
+// transport returns the transport credentials of the connections: plain
+// text unless WithTLS.
+func (c *dialOptions) transport() grpc.DialOption {
 	if c.tls == nil {
 		return grpc.WithTransportCredentials(insecure.NewCredentials())
 	}
@@ -31,8 +25,8 @@ func (c *dialConfig) transport() grpc.DialOption {
 // members use mutual TLS require (see TLSFiles); nil means plain text.
 // Dial completes a TLS handshake with the first reachable job manager, so
 // a certificate that does not verify is reported there.
-func WithTLS(cfg *tls.Config) DialOption {
-	return func(c *dialConfig) { c.tls = cfg }
+func WithTLS(cfg *tls.Config) Option {
+	return func(c *dialOptions) { c.tls = cfg }
 }
 
 // TLSFiles name the PEM files of a TLS connection to job managers. CAFile

@@ -48,16 +48,20 @@ func (s *clientService) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerS
 	return g.Execute(req, stream)
 }
 
-// ListJobs lists every job recorded in etcd, newest first, with the live
-// status of the jobs this job manager runs.
+// ListJobs lists the jobs recorded in etcd that the caller may see (an
+// admin every one), newest first, with the live status of the jobs this
+// job manager runs.
 func (s *clientService) ListJobs(ctx context.Context, _ *braidv1.ListJobsRequest) (*braidv1.ListJobsResponse, error) {
 	recs, err := s.jm.store.ListJobs(ctx)
 	if err != nil {
 		return nil, status.Error(codes.Unavailable, err.Error())
 	}
 	resp := &braidv1.ListJobsResponse{}
+	who := caller(ctx)
 	for _, r := range recs {
-		resp.Jobs = append(resp.Jobs, s.jm.summary(r))
+		if sees(who, r.Owner) {
+			resp.Jobs = append(resp.Jobs, s.jm.summary(r))
+		}
 	}
 	sort.SliceStable(resp.Jobs, func(a, b int) bool { return resp.Jobs[a].StartTimeUnixMs > resp.Jobs[b].StartTimeUnixMs })
 	return resp, nil
@@ -76,10 +80,11 @@ func (jm *JobManager) summary(r *metastore.JobRecord) *braidv1.JobSummary {
 }
 
 // DescribeJob returns a job's summary, graph and per-subtask placement,
-// status and row counters (live for jobs this job manager runs).
+// status and row counters (live for jobs this job manager runs). A job the
+// caller may not see is not found.
 func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJobRequest) (*braidv1.DescribeJobResponse, error) {
 	rec, err := s.jm.store.GetJob(ctx, req.JobId)
-	if errors.Is(err, metastore.ErrNotFound) || (err == nil && rec == nil) {
+	if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(caller(ctx), rec.Owner))) {
 		return nil, notFound(req.JobId)
 	}
 	if err != nil {
@@ -142,6 +147,17 @@ func taskStateName(s braidv1.TaskState) string {
 }
 
 func (s *clientService) CancelJob(ctx context.Context, req *braidv1.CancelJobRequest) (*braidv1.CancelJobResponse, error) {
+	// NB: the owner of a job may cancel it (a viewer's SELECT, say); to
+	// anyone else but an admin it is not found, as in DescribeJob.
+	if who := caller(ctx); !who.IsAdmin() {
+		rec, err := s.jm.store.GetJob(ctx, req.JobId)
+		if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(who, rec.Owner))) {
+			return nil, notFound(req.JobId)
+		}
+		if err != nil {
+			return nil, status.Error(codes.Unavailable, err.Error())
+		}
+	}
 	if err := s.jm.CancelJob(ctx, req.JobId); err != nil {
 		return nil, err
 	}
@@ -149,6 +165,9 @@ func (s *clientService) CancelJob(ctx context.Context, req *braidv1.CancelJobReq
 }
 
 func (s *clientService) TriggerSavepoint(ctx context.Context, req *braidv1.TriggerSavepointRequest) (*braidv1.TriggerSavepointResponse, error) {
+	if err := requireAdmin(ctx, "a savepoint of job "+req.JobId); err != nil {
+		return nil, err
+	}
 	id, path, err := s.jm.TriggerSavepoint(ctx, req.JobId, req.Dir)
 	if err != nil {
 		return nil, err
@@ -157,6 +176,9 @@ func (s *clientService) TriggerSavepoint(ctx context.Context, req *braidv1.Trigg
 }
 
 func (s *clientService) StopJob(ctx context.Context, req *braidv1.StopJobRequest) (*braidv1.StopJobResponse, error) {
+	if err := requireAdmin(ctx, "stopping job "+req.JobId); err != nil {
+		return nil, err
+	}
 	id, path, err := s.jm.StopJob(ctx, req.JobId, req.Savepoint, req.Dir)
 	if err != nil {
 		return nil, err
@@ -165,6 +187,9 @@ func (s *clientService) StopJob(ctx context.Context, req *braidv1.StopJobRequest
 }
 
 func (s *clientService) RescaleJob(ctx context.Context, req *braidv1.RescaleJobRequest) (*braidv1.RescaleJobResponse, error) {
+	if err := requireAdmin(ctx, "rescaling job "+req.JobId); err != nil {
+		return nil, err
+	}
 	id, path, err := s.jm.RescaleJob(ctx, req.JobId, int(req.Parallelism))
 	if err != nil {
 		return nil, err

@@ -4,13 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
 	"google.golang.org/grpc"
 
 	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/metastore"
@@ -110,6 +113,15 @@ type Config struct {
 	Allow *connectors.Allowlist
 	// JobStore says how long ended jobs are kept (jobstore.* options).
 	JobStore JobStoreConfig
+	// Clients says how the callers of ClientService authenticate: with the
+	// tokens of a tokens file and/or JSON Web Tokens of an issuer (see
+	// package internal/clientauth). When it enables neither, every caller
+	// is the anonymous admin, which New allows only when Listen is a
+	// loopback address or Insecure is set.
+	Clients clientauth.Config
+	// Insecure allows the anonymous admin on a listen address other
+	// machines can reach (--insecure).
+	Insecure bool
 	// ClusterSecretFile holds the cluster secret; see Members. With HA
 	// every job manager must read the same secret, so it must be given
 	// (or certificates) rather than created in each data directory.
@@ -149,6 +161,9 @@ func (c *Config) setDefaults() error {
 	if c.HA && len(c.Kafka) == 0 {
 		return errors.New("jobmanager: high availability (--ha) needs an external Kafka (--kafka host:port,...) as the cluster's default log: managed tables in one job manager's embedded broker would be lost when another takes over")
 	}
+	if err := c.checkClients(); err != nil {
+		return err
+	}
 	if c.DataDir == "" && (len(c.Etcd) == 0 || len(c.Kafka) == 0) {
 		return errors.New("jobmanager: a data directory is needed for the embedded etcd and broker (set --data-dir, or --etcd and --kafka)")
 	}
@@ -184,6 +199,35 @@ func (c *Config) resolveSecret() error {
 	}
 	c.Members.Secret = secret
 	return nil
+}
+
+// checkClients refuses the anonymous admin (no client authentication) on
+// an address other machines can reach, unless told Insecure.
+func (c *Config) checkClients() error {
+	if c.Clients.Enabled() || c.Insecure || loopback(c.Listen) {
+		return nil
+	}
+	port := "6123"
+	if _, p, err := net.SplitHostPort(c.Listen); err == nil {
+		port = p
+	}
+	return fmt.Errorf("jobmanager: clients are not authenticated and %s is not a loopback address: anyone who reaches it could run and cancel jobs. "+
+		"Give --client-tokens-file and/or --jwt-issuer with --jwt-jwks-file, listen on loopback (--listen %s), or pass --insecure", c.Listen, net.JoinHostPort("127.0.0.1", port))
+}
+
+// loopback reports whether the listen address addr accepts connections
+// from this machine only: its host is localhost or a loopback IP
+// (127.0.0.0/8, ::1). An empty host listens on every interface.
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // ClusterSecretName is the file of the cluster secret in a job manager's

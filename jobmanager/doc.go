@@ -8,6 +8,12 @@
 // standard health service. An optional HTTP port serves /healthz and
 // Prometheus /metrics.
 //
+// ClientService callers authenticate (Config.Clients, package
+// internal/clientauth) and act in their role: a viewer sees its own jobs
+// and runs queries, an admin does everything (roles.go). Without client
+// authentication every caller is the anonymous admin, which New allows
+// only on a loopback address or with Config.Insecure.
+//
 // etcd holds the cluster's truth: every task manager registers under a lease
 // of Config.HeartbeatTimeout and renews it with each heartbeat; a task
 // manager whose lease lapses is gone, and every unfinished job that had a

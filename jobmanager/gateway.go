@@ -23,6 +23,7 @@ import (
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/planner"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -57,6 +58,9 @@ func NewSQLGateway(jm *JobManager) *SQLGateway {
 // a time.
 type session struct {
 	id string
+	// owner names the principal that opened the session; only it may use
+	// or close the session.
+	owner string
 	// lastUsed is when a statement last ran (guarded by the gateway's mu).
 	lastUsed time.Time
 	exec     sync.Mutex
@@ -109,6 +113,7 @@ func newID() string {
 func (g *SQLGateway) OpenSession(ctx context.Context, req *braidv1.OpenSessionRequest) (*braidv1.OpenSessionResponse, error) {
 	s := &session{
 		id:       newID(),
+		owner:    owner(ctx),
 		config:   map[string]string{"table.local-time-zone": "UTC"},
 		database: catalog.DefaultDatabase,
 		temp:     catalog.NewMemStore(),
@@ -137,7 +142,9 @@ func (g *SQLGateway) OpenSession(ctx context.Context, req *braidv1.OpenSessionRe
 
 func (g *SQLGateway) CloseSession(ctx context.Context, req *braidv1.CloseSessionRequest) (*braidv1.CloseSessionResponse, error) {
 	g.mu.Lock()
-	delete(g.mu.sessions, req.SessionId)
+	if s := g.mu.sessions[req.SessionId]; s != nil && s.owner == owner(ctx) {
+		delete(g.mu.sessions, req.SessionId)
+	}
 	g.mu.Unlock()
 	return &braidv1.CloseSessionResponse{}, nil
 }
@@ -149,8 +156,12 @@ func (g *SQLGateway) resolverFor() *connectors.Resolver {
 // Execute runs a script's statements in order, streaming each one's outcome.
 // It stops at the first failing statement, whose error is the RPC's error.
 func (g *SQLGateway) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerStreamingServer[braidv1.ExecuteResponse]) error {
+	who := caller(stream.Context())
 	g.mu.Lock()
 	s := g.mu.sessions[req.SessionId]
+	if s != nil && s.owner != who.Name {
+		s = nil // NB: another principal's session is as unknown as a missing one
+	}
 	if s != nil {
 		s.lastUsed = time.Now()
 	}
@@ -172,7 +183,7 @@ func (g *SQLGateway) Execute(req *braidv1.ExecuteRequest, stream grpc.ServerStre
 	out := &responder{stream: stream}
 	for i, st := range stmts {
 		out.stmt = int32(i)
-		x := &execution{g: g, s: s, out: out, follow: req.Follow, script: req.Script}
+		x := &execution{g: g, s: s, who: who, out: out, follow: req.Follow, script: req.Script}
 		if err := x.run(stream.Context(), st); err != nil {
 			var pe *planner.Error
 			var perr *parser.Error
@@ -214,12 +225,16 @@ const okMessage = "Execute statement succeeded."
 type execution struct {
 	g      *SQLGateway
 	s      *session
+	who    clientauth.Principal
 	out    *responder
 	follow bool
 	script string
 }
 
 func (x *execution) run(ctx context.Context, st ast.Statement) error {
+	if err := permitStatement(x.who, st); err != nil {
+		return err
+	}
 	switch st := st.(type) {
 	case *ast.CreateTableStmt:
 		return x.createTable(ctx, st)
@@ -430,6 +445,9 @@ func (x *execution) show(ctx context.Context, st *ast.ShowStmt) error {
 		}
 		var rows [][]string
 		for _, r := range jobs {
+			if !sees(x.who, r.Owner) {
+				continue
+			}
 			j := x.g.jm.summary(r) // NB: the live status of a job running here
 			rows = append(rows, []string{j.JobId, j.Name, j.Status, time.UnixMilli(j.StartTimeUnixMs).UTC().Format("2006-01-02T15:04:05.000")})
 		}

@@ -66,6 +66,8 @@ type Job struct {
 	graph   *jobgraph.Graph
 	startMs int64
 	done    chan struct{}
+	// owner names the principal that submitted the job (see roles.go).
+	owner string
 
 	// initial is the savepoint the first attempt restored from
 	// (execution.savepoint.path), nil for none; later attempts restore it

@@ -19,6 +19,7 @@ import (
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/grpcrecover"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/internal/netaddr"
@@ -58,6 +59,8 @@ type JobManager struct {
 	// members authenticates task managers and this job manager's calls to
 	// them.
 	members *memberauth.Members
+	// clients authenticates the callers of ClientService.
+	clients *clientauth.Authenticator
 	// jobEnded wakes the job store's sweep (buffered, never blocks).
 	jobEnded chan struct{}
 
@@ -99,7 +102,12 @@ func New(cfg Config) (*JobManager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobmanager: %w", err)
 	}
-	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{}), members: members, jobEnded: make(chan struct{}, 1)}
+	clients, err := clientauth.New(cfg.Clients)
+	if err != nil {
+		return nil, fmt.Errorf("jobmanager: %w", err)
+	}
+	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{}), members: members, clients: clients,
+		jobEnded: make(chan struct{}, 1)}
 	jm.mu.gateway = cfg.Gateway
 	if jm.mu.gateway == nil {
 		jm.mu.gateway = NewSQLGateway(jm)
@@ -216,6 +224,9 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 	} else {
 		jm.takeCharge()
 	}
+	if jm.AnonymousClients() {
+		jm.log.Warn("clients are not authenticated: every caller is the anonymous admin", zap.String("address", jm.Addr()), zap.Bool("insecure", jm.cfg.Insecure))
+	}
 	jm.log.Info("job manager started", zap.String("address", jm.Addr()), zap.String("http", jm.HTTPAddr()), zap.Bool("ha", jm.cfg.HA))
 	return nil
 }
@@ -241,9 +252,10 @@ func (jm *JobManager) takeCharge() {
 func (jm *JobManager) serveGRPC(lis net.Listener) {
 	jm.lis = lis
 	opts := append(grpcrecover.ServerOptions(jm.log), grpc.MaxRecvMsgSize(64<<20))
-	// NB: members are checked before the leader gate, so a stranger does
-	// not learn where the leader is.
+	// NB: members and clients are checked before the leader gate, so a
+	// stranger does not learn where the leader is.
 	opts = append(opts, jm.members.ServerOptions(memberMethod)...)
+	opts = append(opts, jm.clients.ServerOptions(clientMethod)...)
 	jm.grpc = grpc.NewServer(append(opts, jm.leaderGate()...)...)
 	braidv1.RegisterClientServiceServer(jm.grpc, &clientService{jm: jm})
 	braidv1.RegisterClusterServiceServer(jm.grpc, &clusterService{jm: jm})
@@ -389,6 +401,16 @@ func memberMethod(method string) bool {
 	return strings.HasPrefix(method, "/braid.v1.ClusterService/")
 }
 
+// clientMethod reports whether the callers of method must authenticate as
+// clients: the ClientService.
+func clientMethod(method string) bool {
+	return strings.HasPrefix(method, "/braid.v1.ClientService/")
+}
+
+// AnonymousClients reports whether clients go unauthenticated, every caller
+// being the anonymous admin (Config.Clients enables no method).
+func (jm *JobManager) AnonymousClients() bool { return !jm.clients.Enabled() }
+
 // MemberConfig returns how this job manager's cluster authenticates its
 // members, with the cluster secret resolved: what a task manager of the
 // cluster is configured with (localcluster gives it to its task managers).
@@ -501,7 +523,7 @@ func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (
 		return "the job manager restarted while the job ran, and the job takes no checkpoints to resume from", nil
 	}
 	j := newJob(jm, g, nil, nil)
-	j.startMs = rec.StartUnixMs
+	j.startMs, j.owner = rec.StartUnixMs, rec.Owner
 	// NB: attempts of the resumed job count from this job manager's start
 	// (in seconds), above any attempt the earlier one deployed, so task
 	// managers replace whatever of the job they still run.

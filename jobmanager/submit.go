@@ -40,7 +40,8 @@ func NewJobID() string {
 // afterwards. Each deploy tells the task managers the default log's
 // current brokers. results receives the collect sink's rows (nil when the
 // job has none, or the caller does not want them); it is installed before
-// any subtask starts, so no byte is lost.
+// any subtask starts, so no byte is lost. The job belongs to the caller of
+// ctx (see roles.go).
 //
 // SubmitJob returns once every task manager accepted its subtasks; the job
 // then runs on its own, and Job.Wait reports how it ended. When deployment
@@ -89,6 +90,7 @@ func (jm *JobManager) SubmitJob(ctx context.Context, graph *jobgraph.Graph, resu
 		return nil, err
 	}
 	j := newJob(jm, graph, placements, results)
+	j.owner = owner(ctx)
 	if restore != nil {
 		j.initial = restore
 		j.sawCheckpointID(restore.CheckpointId)
@@ -134,7 +136,7 @@ func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
 		return err
 	}
 	rec := &metastore.JobRecord{
-		ID: j.id, Name: j.graph.Name, SQL: j.graph.SQL, Status: StatusCreated,
+		ID: j.id, Name: j.graph.Name, SQL: j.graph.SQL, Owner: j.owner, Status: StatusCreated,
 		StartUnixMs: j.startMs, Graph: graph, Placements: placements,
 	}
 	// NB: fenced with HA: a job manager deposed while it plans cannot leave

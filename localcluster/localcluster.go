@@ -19,6 +19,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/taskmanager"
@@ -51,6 +52,9 @@ type Options struct {
 	// Members says how the job manager and task managers authenticate
 	// each other; zero: with a cluster secret the job manager creates.
 	Members memberauth.Config
+	// Clients says how clients authenticate; zero: they do not, and every
+	// caller is the anonymous admin (the job manager listens on loopback).
+	Clients clientauth.Config
 	// JobStore says how long the job manager keeps ended jobs; its
 	// defaults when zero.
 	JobStore jobmanager.JobStoreConfig
@@ -93,7 +97,7 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	c.jm, err = jobmanager.New(jobmanager.Config{
 		Listen: "127.0.0.1:0", HTTP: opts.HTTP, DataDir: filepath.Join(c.dir, "jobmanager"),
 		Logger: opts.Logger, Gateway: opts.Gateway, HeartbeatTimeout: opts.HeartbeatTimeout, Members: opts.Members,
-		JobStore: opts.JobStore,
+		Clients: opts.Clients, JobStore: opts.JobStore,
 	})
 	if err != nil {
 		return nil, err

@@ -28,6 +28,9 @@ type JobRecord struct {
 	// SQL is the statement the job runs. PutJobAs keeps its first
 	// MaxSQLBytes, followed by a note saying it was cut.
 	SQL string
+	// Owner names the principal that submitted the job ("" for a job
+	// recorded before clients authenticated, or submitted by no client).
+	Owner string
 	// Status is one of the scheduler.JobStatus strings ("CREATED", "RUNNING",
 	// "FINISHED", "FAILED", "CANCELED").
 	Status      string
@@ -48,6 +51,7 @@ type jobSpec struct {
 	ID          string `json:"id"`
 	Name        string `json:"name,omitempty"`
 	SQL         string `json:"sql,omitempty"`
+	Owner       string `json:"owner,omitempty"`
 	StartUnixMs int64  `json:"start_unix_ms,omitempty"`
 	// Graph and Placements are the uncompressed form records written
 	// before compression have; they are read, never written.
@@ -68,7 +72,7 @@ type jobStatus struct {
 // encodeSpec encodes j's immutable part, compressed and within the
 // limits; a *RecordTooLargeError when it is not.
 func encodeSpec(j *JobRecord) ([]byte, error) {
-	spec := jobSpec{ID: j.ID, Name: j.Name, SQL: cutSQL(j.SQL), StartUnixMs: j.StartUnixMs, GraphRef: j.GraphRef}
+	spec := jobSpec{ID: j.ID, Name: j.Name, SQL: cutSQL(j.SQL), Owner: j.Owner, StartUnixMs: j.StartUnixMs, GraphRef: j.GraphRef}
 	if j.GraphRef == nil {
 		spec.GraphZstd = CompressGraph(j.Graph)
 		if n := len(spec.GraphZstd); n > MaxInlineGraphBytes {
@@ -294,7 +298,7 @@ func decodeJob(specVal, statusVal []byte) (*JobRecord, error) {
 		}
 	}
 	j := &JobRecord{
-		ID: spec.ID, Name: spec.Name, SQL: spec.SQL,
+		ID: spec.ID, Name: spec.Name, SQL: spec.SQL, Owner: spec.Owner,
 		Status: st.Status, Error: st.Error,
 		StartUnixMs: spec.StartUnixMs, EndUnixMs: st.EndUnixMs,
 		Graph: spec.Graph, GraphRef: spec.GraphRef, Placements: spec.Placements,

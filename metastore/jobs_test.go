@@ -17,7 +17,7 @@ func TestJobRecords(t *testing.T) {
 	if _, err := s.GetJob(ctx, "nope"); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "nope") {
 		t.Fatalf("get missing job: %v", err)
 	}
-	j1 := &JobRecord{ID: "j1", Name: "first", SQL: "INSERT INTO a SELECT * FROM b", Status: "CREATED",
+	j1 := &JobRecord{ID: "j1", Name: "first", SQL: "INSERT INTO a SELECT * FROM b", Owner: "alice", Status: "CREATED",
 		StartUnixMs: 20, Graph: []byte{0x0a, 0x02, 'j', '1', 0x00, 0xff}, Placements: []byte("p")}
 	j0 := &JobRecord{ID: "j0", Name: "zeroth", Status: "RUNNING", StartUnixMs: 10}
 	for _, j := range []*JobRecord{j1, j0} {
@@ -53,6 +53,13 @@ func TestJobRecords(t *testing.T) {
 	}
 	if err := s.SetJobStatus(ctx, "ghost", "RUNNING", "", 0); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("status of missing job: %v", err)
+	}
+	// A rescale's new graph keeps the rest of the spec, the owner too.
+	if _, err := s.SetJobGraphAs(ctx, nil, "j1", []byte("g2"), nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.GetJob(ctx, "j1"); err != nil || got.Owner != "alice" || string(got.Graph) != "g2" {
+		t.Fatalf("after a new graph: %+v %v, want owner alice", got, err)
 	}
 }
 

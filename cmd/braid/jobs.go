@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"github.com/braidflow/braid/client"
 	"github.com/braidflow/braid/client/render"
 )
 
@@ -17,8 +16,8 @@ const jobsUsage = `Usage:
   braid jobs cancel [--endpoint host:port] JOB_ID
   braid jobs rescale [--endpoint host:port] JOB_ID --parallelism N
 
-Over TLS (job managers whose members use mutual TLS): add --tls-ca FILE
-(or set BRAID_TLS_CA); see "braid jobs list -h".
+Each takes --token TOKEN (default: $BRAID_TOKEN) for a job manager that authenticates clients,
+and --tls-ca FILE (default: $BRAID_TLS_CA) for one whose members use mutual TLS; see "braid jobs list -h".
 `
 
 // runJobs is "braid jobs list|describe|cancel".
@@ -31,6 +30,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := flag.NewFlagSet("braid jobs "+sub, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
+	token := tokenFlag(fs)
 	dialOpts := tlsFlags(fs)
 	parallelism := 0
 	if sub == "rescale" {
@@ -64,7 +64,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if err != nil {
 		return err
 	}
-	c, err := client.Dial(ctx, *endpoint, opts...)
+	c, err := dial(ctx, *endpoint, *token, opts...)
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,9 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "Braid local cluster: job manager at %s (%d task managers x %d slots)\n", c.Endpoint(), *tms, *slots)
 	fmt.Fprintf(stdout, "Connect with: braid sql --endpoint %s   (Ctrl-C stops the cluster)\n", c.Endpoint())
+	if c.JobManager().AnonymousClients() {
+		fmt.Fprintln(stdout, "Clients are not authenticated: every caller is admin (the job manager listens on loopback only).")
+	}
 	<-ctx.Done()
 	fmt.Fprintln(stdout, "Stopping the local cluster.")
 	return c.Close()

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"syscall"
 
+	"github.com/braidflow/braid/client"
 	"github.com/braidflow/braid/client/render"
 )
 
@@ -89,6 +90,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stderr, render.ErrorLine(err))
 	return 1
+}
+
+// tokenEnv names the environment variable of the client token; --token
+// wins over it.
+const tokenEnv = "BRAID_TOKEN"
+
+// tokenFlag defines --token on fs; dial connects with the token it holds,
+// or BRAID_TOKEN's when it is empty.
+func tokenFlag(fs *flag.FlagSet) *string {
+	return fs.String("token", "", "bearer `TOKEN` to authenticate to the job manager with (default: $"+tokenEnv+")")
+}
+
+// dial connects to endpoint with token, or BRAID_TOKEN's when it is empty,
+// and opts (the TLS of tlsFlags).
+func dial(ctx context.Context, endpoint, token string, opts ...client.Option) (*client.Client, error) {
+	if token == "" {
+		token = os.Getenv(tokenEnv)
+	}
+	return client.Dial(ctx, endpoint, append(opts, client.WithToken(token))...)
 }
 
 // parseFlags parses args into fs, turning flag errors (already printed by

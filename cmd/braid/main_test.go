@@ -8,6 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/braidflow/braid/internal/clientauth"
+	"github.com/braidflow/braid/localcluster"
 )
 
 func runArgs(args ...string) (code int, stdout, stderr string) {
@@ -77,5 +81,36 @@ func TestUnreachableEndpointIsAnError(t *testing.T) {
 	code, _, errw := runArgs("sql", "-f", filepath.Join(t.TempDir(), "missing.sql"))
 	if code != 1 || !strings.HasPrefix(errw, "[ERROR] open ") {
 		t.Errorf("missing script: code %d, stderr %q", code, errw)
+	}
+}
+
+// TestToken: braid jobs sends --token, or $BRAID_TOKEN without it, and a
+// refusal is reported as Unauthenticated.
+func TestToken(t *testing.T) {
+	tokens := filepath.Join(t.TempDir(), "tokens")
+	if err := os.WriteFile(tokens, []byte("cli-admin-token-000001 admin ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cl, err := localcluster.Start(ctx, localcluster.Options{TaskManagers: 1, Clients: clientauth.Config{TokensFile: tokens}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	list := []string{"jobs", "list", "--endpoint", cl.Endpoint()}
+	t.Setenv(tokenEnv, "")
+	if code, _, errw := runArgs(list...); code != 1 || !strings.HasPrefix(errw, "[ERROR] Unauthenticated: a bearer token is required") {
+		t.Errorf("without a token: code %d, stderr %q", code, errw)
+	}
+	if code, out, errw := runArgs(append(list, "--token", "cli-admin-token-000001")...); code != 0 {
+		t.Errorf("with --token: code %d, stdout %q, stderr %q", code, out, errw)
+	}
+	t.Setenv(tokenEnv, "cli-admin-token-000001")
+	if code, _, errw := runArgs(list...); code != 0 {
+		t.Errorf("with %s: code %d, stderr %q", tokenEnv, code, errw)
+	}
+	if code, _, errw := runArgs(append(list, "--token", "not-the-token-at-all")...); code != 1 || !strings.HasPrefix(errw, "[ERROR] Unauthenticated: the token is not valid") {
+		t.Errorf("--token over %s: code %d, stderr %q", tokenEnv, code, errw)
 	}
 }

@@ -5,13 +5,13 @@ import (
 	"flag"
 	"fmt"
 	"io"
-
-	"github.com/braidflow/braid/client"
 )
 
 const savepointUsage = `Usage:
   braid savepoint [--endpoint host:port] [--dir URI] JOB_ID
   braid stop [--endpoint host:port] [--savepoint [--dir URI]] JOB_ID
+
+Each takes --token TOKEN (default: $BRAID_TOKEN) for a job manager that authenticates clients.
 `
 
 // runSavepoint is "braid savepoint JOB_ID".
@@ -28,6 +28,7 @@ func savepointCommand(ctx context.Context, cmd string, args []string, stdout, st
 	fs := flag.NewFlagSet("braid "+cmd, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
+	token := tokenFlag(fs)
 	dialOpts := tlsFlags(fs)
 	dir := fs.String("dir", "", "copy the savepoint under `URI`/<job id>/ (a path, file:// or s3://)")
 	withSavepoint := cmd == "savepoint"
@@ -53,7 +54,7 @@ func savepointCommand(ctx context.Context, cmd string, args []string, stdout, st
 	if err != nil {
 		return err
 	}
-	c, err := client.Dial(ctx, *endpoint, opts...)
+	c, err := dial(ctx, *endpoint, *token, opts...)
 	if err != nil {
 		return err
 	}

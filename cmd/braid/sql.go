@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/braidflow/braid/client"
 	"github.com/braidflow/braid/client/render"
 )
 
@@ -35,6 +34,7 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.SetOutput(stderr)
 	file := fs.String("f", "", "run the statements of `FILE` as one script and exit")
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
+	token := tokenFlag(fs)
 	local := fs.Bool("local", false, "run on a local cluster started for this run")
 	format := fs.String("format", "tableau", "result format: tableau, tsv (materialized final result) or changelog")
 	follow := fs.Bool("follow", false, "keep queries over unbounded sources running (until Ctrl-C)")
@@ -91,7 +91,7 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		// NB: the local cluster serves loopback in plain text.
 		addr, opts = c.Endpoint(), nil
 	}
-	cl, err := client.Dial(ctx, addr, opts...)
+	cl, err := dial(ctx, addr, *token, opts...)
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,12 @@
 // Command jobmanager runs a Braid job manager.
 //
-//	jobmanager --listen :6123 --http :8081 --data-dir /var/lib/braid --etcd etcd:2379 --kafka kafka:9092
+//	jobmanager --listen :6123 --http :8081 --data-dir /var/lib/braid --etcd etcd:2379 --kafka kafka:9092 \
+//	  --client-tokens-file /etc/braid/client-tokens
+//
+// Clients authenticate with a token (--client-tokens-file, or JSON Web
+// Tokens with --jwt-issuer and --jwt-jwks-file). Without either every
+// caller is the anonymous admin, which is allowed only on a loopback
+// --listen or with --insecure.
 //
 // Without --etcd it runs an embedded etcd, and without --kafka an embedded
 // Kafka-protocol broker, both under --data-dir.
@@ -25,6 +31,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/connectors"
+	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
 	"github.com/braidflow/braid/metastore"
@@ -63,6 +70,11 @@ func main() {
 	tlsKey := flag.String("tls-key", "", "the key of --tls-cert (PEM)")
 	tlsCA := flag.String("tls-ca", "", "the CA that signs every member's certificate (PEM)")
 	allowConnectors := flag.String("allowed-connectors", "", "comma-separated connectors users may create tables with ('managed' for managed tables; empty: any)")
+	tokensFile := flag.String("client-tokens-file", "", `clients' static tokens, one "<token> <role> <principal>" per line (role: viewer or admin)`)
+	jwtIssuer := flag.String("jwt-issuer", "", `accept clients' JSON Web Tokens of this issuer ("iss"), verified with --jwt-jwks-file`)
+	jwksFile := flag.String("jwt-jwks-file", "", "JWKS file of the keys that sign --jwt-issuer's tokens (RSA or EC)")
+	jwtAudience := flag.String("jwt-audience", "", `with --jwt-issuer, a JWT's "aud" must contain this (empty: not checked)`)
+	insecureClients := flag.Bool("insecure", false, "allow unauthenticated clients (each the anonymous admin) on a non-loopback --listen")
 	allowHosts := flag.String("allowed-hosts", "", "comma-separated hosts connectors may reach, host or host:port, '*' matching one label (empty: any)")
 	// The --jobstore.* flags carry Flink's options of the same names.
 	jsFlags := []string{jobmanager.OptionJobStoreExpiration, jobmanager.OptionJobStoreMaxCapacity}
@@ -106,7 +118,10 @@ func main() {
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
-		Allow: allow, JobStore: jobStore,
+		Allow:    allow,
+		Clients:  clientauth.Config{TokensFile: *tokensFile, JWTIssuer: *jwtIssuer, JWKSFile: *jwksFile, JWTAudience: *jwtAudience},
+		Insecure: *insecureClients,
+		JobStore: jobStore,
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))
@@ -123,6 +138,9 @@ func main() {
 		fmt.Println("jobmanager http on", a)
 	}
 	fmt.Println("jobmanager brokers", strings.Join(jm.Brokers(), ","))
+	if jm.AnonymousClients() {
+		fmt.Println("jobmanager clients are not authenticated: every caller is admin")
+	}
 	code := 0
 	select {
 	case <-ctx.Done():

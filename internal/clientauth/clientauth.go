@@ -17,10 +17,11 @@
 // (Config.Anonymous), which a job manager allows only on loopback or when
 // told --insecure.
 //
-// Roles: a viewer lists and describes its own jobs and runs queries that
-// change nothing (SELECT, SHOW, DESCRIBE, EXPLAIN, SET); an admin also
-// changes the catalog, runs INSERTs, cancels, stops, rescales and takes
-// savepoints, and sees every principal's jobs.
+// Roles: a viewer lists, describes and cancels its own jobs and runs
+// statements that change nothing beyond its session (queries, SHOW,
+// DESCRIBE, EXPLAIN, SET, RESET, USE); an admin also changes the catalog,
+// runs INSERTs, stops, rescales and takes savepoints, and sees and cancels
+// every principal's jobs.
 package clientauth
 
 import (
