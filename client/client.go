@@ -3,6 +3,7 @@ package client
 import (
 	"cmp"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -23,20 +24,23 @@ const dialTimeout = 5 * time.Second
 // Client is a connection to a job manager. It is safe for concurrent use.
 type Client struct {
 	endpoint string
-	close    func() error
-	rpc      braidv1.ClientServiceClient
+	// tls: the connections use TLS.
+	tls   bool
+	close func() error
+	rpc   braidv1.ClientServiceClient
 }
 
-// Dial connects to the job manager at endpoint (host:port) without TLS. It
-// checks that the endpoint accepts connections, so a cluster that is down is
-// reported here, as "cannot reach job manager at host:port: ...", rather
-// than at the first call. ctx bounds the check only.
+// Dial connects to the job manager at endpoint (host:port), without TLS
+// unless opts say otherwise (WithTLS). It checks that the endpoint accepts
+// connections (and, with TLS, completes a handshake), so a cluster that is
+// down is reported here, as "cannot reach job manager at host:port: ...",
+// rather than at the first call. ctx bounds the check only.
 //
 // endpoint may list several job managers separated by commas (highly
 // available ones): Dial connects to the first that accepts connections, and
 // every call goes to the leader, following the leader a standby names.
 //
-// opts add to the connection, such as WithToken.
+// opts add to the connection, such as WithToken and WithTLS.
 func Dial(ctx context.Context, endpoint string, opts ...Option) (*Client, error) {
 	var o dialOptions
 	for _, opt := range opts {
@@ -59,20 +63,39 @@ func Dial(ctx context.Context, endpoint string, opts ...Option) (*Client, error)
 	}
 	var first error
 	for _, e := range endpoints {
-		var d net.Dialer
-		nc, err := d.DialContext(pctx, "tcp", e)
-		if err != nil {
-			first = cmp.Or(first, unreachable(e, err))
+		if err := probe(pctx, e, o.tls); err != nil {
+			first = cmp.Or(first, err)
 			continue
 		}
-		nc.Close()
-		l := newLeaderConn(endpoints, e, o.grpc...)
+		l := newLeaderConn(endpoints, e, append([]grpc.DialOption{o.transport()}, o.grpc...)...)
 		if _, err := l.conn(e); err != nil {
 			return nil, err
 		}
-		return &Client{endpoint: e, close: l.close, rpc: braidv1.NewClientServiceClient(l)}, nil
+		return &Client{endpoint: e, tls: o.tls != nil, close: l.close, rpc: braidv1.NewClientServiceClient(l)}, nil
 	}
 	return nil, first
+}
+
+// probe connects to endpoint and, with TLS, completes a handshake.
+func probe(ctx context.Context, endpoint string, tlsCfg *tls.Config) error {
+	var d net.Dialer
+	nc, err := d.DialContext(ctx, "tcp", endpoint)
+	if err != nil {
+		return unreachable(endpoint, err)
+	}
+	defer nc.Close()
+	if tlsCfg == nil {
+		return nil
+	}
+	cfg := tlsCfg.Clone()
+	if cfg.ServerName == "" {
+		cfg.ServerName, _, _ = net.SplitHostPort(endpoint)
+	}
+	tc := tls.Client(nc, cfg)
+	if err := tc.HandshakeContext(ctx); err != nil {
+		return fmt.Errorf("cannot reach job manager at %s over TLS: %w", endpoint, err)
+	}
+	return nil
 }
 
 // newWithConn wraps an existing connection; tests use it with an in-process
@@ -137,6 +160,10 @@ func (c *Client) convert(ctx context.Context, err error) error {
 	case codes.Canceled:
 		return context.Canceled
 	case codes.Unavailable:
+		if !c.tls && strings.Contains(st.Message(), "server preface") {
+			// NB: a TLS server closes a plain-text connection at once.
+			return fmt.Errorf("the job manager at %s closed a plain-text connection (%s): it may require TLS, as it does when its members use mutual TLS; connect with its CA (braid --tls-ca or BRAID_TLS_CA; client.WithTLS)", c.endpoint, st.Message())
+		}
 		// NB: a connection that breaks mid-stream reads as EOF or a reset.
 		if strings.Contains(st.Message(), "EOF") || strings.Contains(st.Message(), "reset") {
 			return fmt.Errorf("lost the connection to the job manager at %s: %s", c.endpoint, st.Message())

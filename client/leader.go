@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/status"
 
 	"github.com/braidflow/braid/internal/leaderhint"
@@ -24,7 +23,8 @@ import (
 // so a call runs at most once.
 type leaderConn struct {
 	endpoints []string
-	// opts are added to every connection's options (WithToken).
+	// opts are added to every connection's options: the transport
+	// credentials (plain text or WithTLS), WithToken.
 	opts []grpc.DialOption
 
 	mu struct {
@@ -55,8 +55,7 @@ func (l *leaderConn) conn(addr string) (*grpc.ClientConn, error) {
 	if c, ok := l.mu.conns[addr]; ok {
 		return c, nil
 	}
-	c, err := grpc.NewClient(addr, append(append([]grpc.DialOption{
-		grpc.WithTransportCredentials(insecure.NewCredentials())}, msgsize.ClientDialOptions()...), l.opts...)...)
+	c, err := grpc.NewClient(addr, append(msgsize.ClientDialOptions(), l.opts...)...)
 	if err != nil {
 		return nil, unreachable(addr, err)
 	}

@@ -2,6 +2,7 @@ package client
 
 import (
 	"context"
+	"crypto/tls"
 
 	"google.golang.org/grpc"
 )
@@ -11,6 +12,8 @@ type Option func(*dialOptions)
 
 type dialOptions struct {
 	grpc []grpc.DialOption
+	// tls, when set, connects over TLS (WithTLS).
+	tls *tls.Config
 }
 
 // WithToken sends token as a bearer token ("authorization: Bearer

@@ -8,7 +8,6 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -104,8 +103,8 @@ func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJo
 		resp.Checkpoints = s.jm.checkpointSummary(ctx, j)
 		return resp, nil
 	}
-	graph := &braidv1.JobGraph{}
-	if err := proto.Unmarshal(rec.Graph, graph); err != nil {
+	graph, err := loadGraph(ctx, rec)
+	if err != nil {
 		return nil, status.Errorf(codes.Internal, "job %s: stored graph is unreadable: %v", rec.ID, err)
 	}
 	resp.Graph = graph

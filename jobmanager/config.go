@@ -16,6 +16,7 @@ import (
 	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 )
 
@@ -49,6 +50,10 @@ type Config struct {
 	// Etcd lists external etcd endpoints; when empty the job manager runs an
 	// embedded etcd server in DataDir/etcd on free ports.
 	Etcd []string
+	// EtcdTLS names the PEM files of a TLS connection to the external
+	// etcd (--etcd-cert, --etcd-key, --etcd-ca); empty: plain text. It
+	// needs Etcd.
+	EtcdTLS metastore.TLSFiles
 	// EtcdPrefix is the key prefix in etcd; "/braid" when empty.
 	EtcdPrefix string
 	// Kafka lists the bootstrap servers of the cluster's default log; when
@@ -106,6 +111,8 @@ type Config struct {
 	// and the hosts those may reach (--allowed-connectors,
 	// --allowed-hosts); nil allows everything.
 	Allow *connectors.Allowlist
+	// JobStore says how long ended jobs are kept (jobstore.* options).
+	JobStore JobStoreConfig
 	// Clients says how the callers of ClientService authenticate: with the
 	// tokens of a tokens file and/or JSON Web Tokens of an issuer (see
 	// package internal/clientauth). When it enables neither, every caller
@@ -148,6 +155,10 @@ func (c *Config) setDefaults() error {
 	}
 	if c.LeaderLease <= 0 {
 		c.LeaderLease = DefaultLeaderLease
+	}
+	c.JobStore.setDefaults()
+	if !c.EtcdTLS.Empty() && len(c.Etcd) == 0 {
+		return errors.New("jobmanager: etcd TLS files (--etcd-cert, --etcd-key, --etcd-ca) are for an external etcd (--etcd host:port,...); the embedded etcd serves loopback in plain text")
 	}
 	if c.HA && len(c.Etcd) == 0 {
 		return errors.New("jobmanager: high availability (--ha) needs an external etcd (--etcd host:port,...) shared by every job manager: an embedded etcd dies with its job manager")

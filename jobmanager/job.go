@@ -255,15 +255,19 @@ func (j *Job) finish(status, msg string) {
 // subtask details; older ones are described from their etcd records.
 const endedJobsInMemory = 256
 
-// retire notes that job id ended and forgets the oldest ended jobs beyond
-// endedJobsInMemory.
+// retire notes that job id ended, forgets the oldest ended jobs beyond
+// endedJobsInMemory, and wakes the job store's sweep (jobstore.go).
 func (jm *JobManager) retire(id string) {
 	jm.mu.Lock()
-	defer jm.mu.Unlock()
 	jm.mu.ended = append(jm.mu.ended, id)
 	for len(jm.mu.ended) > endedJobsInMemory {
 		delete(jm.mu.jobs, jm.mu.ended[0])
 		jm.mu.ended = jm.mu.ended[1:]
+	}
+	jm.mu.Unlock()
+	select {
+	case jm.jobEnded <- struct{}{}:
+	default:
 	}
 }
 

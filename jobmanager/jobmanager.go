@@ -17,8 +17,6 @@ import (
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
 	"google.golang.org/grpc/reflection"
 
-	"google.golang.org/protobuf/proto"
-
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/connectors"
 	"github.com/braidflow/braid/internal/clientauth"
@@ -66,6 +64,8 @@ type JobManager struct {
 	members *memberauth.Members
 	// clients authenticates the callers of ClientService.
 	clients *clientauth.Authenticator
+	// jobEnded wakes the job store's sweep (buffered, never blocks).
+	jobEnded chan struct{}
 
 	mu struct {
 		sync.Mutex
@@ -109,7 +109,8 @@ func New(cfg Config) (*JobManager, error) {
 	if err != nil {
 		return nil, fmt.Errorf("jobmanager: %w", err)
 	}
-	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{}), members: members, clients: clients}
+	jm := &JobManager{cfg: cfg, log: cfg.Logger.Named("jobmanager"), pool: scheduler.NewSlotPool(), deposed: make(chan struct{}), members: members, clients: clients,
+		jobEnded: make(chan struct{}, 1)}
 	jm.mu.gateway = cfg.Gateway
 	if jm.mu.gateway == nil {
 		jm.mu.gateway = NewSQLGateway(jm)
@@ -187,7 +188,11 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 		endpoints = jm.etcd.Endpoints()
 		jm.log.Info("embedded etcd started", zap.Strings("endpoints", endpoints))
 	}
-	jm.store, err = metastore.Connect(ctx, endpoints, jm.cfg.EtcdPrefix, jm.cfg.Logger)
+	etcdTLS, err := jm.cfg.EtcdTLS.Config()
+	if err != nil {
+		return fmt.Errorf("jobmanager: %w", err)
+	}
+	jm.store, err = metastore.Connect(ctx, endpoints, jm.cfg.EtcdPrefix, jm.cfg.Logger, metastore.WithTLS(etcdTLS))
 	if err != nil {
 		return err
 	}
@@ -229,14 +234,20 @@ func (jm *JobManager) Start(ctx context.Context) (err error) {
 	return nil
 }
 
-// takeCharge starts running the cluster: the membership watch, and the
-// restart of the jobs forgetEarlierRun resumed.
+// takeCharge starts running the cluster: the membership watch, the job
+// store's expiry of ended jobs, and the restart of the jobs
+// forgetEarlierRun resumed.
 func (jm *JobManager) takeCharge() {
 	events := jm.store.WatchTaskManagers(jm.ctx)
 	jm.wg.Add(1)
 	go func() {
 		defer jm.wg.Done()
 		jm.watchMembers(events)
+	}()
+	jm.wg.Add(1)
+	go func() {
+		defer jm.wg.Done()
+		jm.expireJobs()
 	}()
 	jm.restartResumed()
 }
@@ -496,11 +507,11 @@ func (jm *JobManager) forgetEarlierRun(ctx context.Context) error {
 // beginning when it has none), once task managers register.
 // Otherwise resumeJob returns why it cannot be resumed.
 func (jm *JobManager) resumeJob(ctx context.Context, rec *metastore.JobRecord) (string, error) {
-	var pg braidv1.JobGraph
-	if err := proto.Unmarshal(rec.Graph, &pg); err != nil {
+	pg, err := loadGraphRetrying(ctx, rec)
+	if err != nil {
 		return "the job manager restarted and could not read the job's graph: " + err.Error(), nil
 	}
-	g, err := jobgraph.FromProto(&pg)
+	g, err := jobgraph.FromProto(pg)
 	if err != nil {
 		return "the job manager restarted and could not read the job's graph: " + err.Error(), nil
 	}
@@ -554,3 +565,7 @@ func (jm *JobManager) restartResumed() {
 		}()
 	}
 }
+
+// Store returns the job manager's etcd store. Valid after Start; it stays
+// owned by the job manager.
+func (jm *JobManager) Store() *metastore.Store { return jm.store }

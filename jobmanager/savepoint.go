@@ -19,6 +19,7 @@ import (
 
 	"github.com/braidflow/braid/checkpoint"
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/metastore"
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
 	"github.com/braidflow/braid/scheduler"
 )
@@ -364,7 +365,18 @@ func (jm *JobManager) recordGraph(ctx context.Context, j *Job) error {
 	if err != nil {
 		return err
 	}
-	return jm.store.SetJobGraphAs(ctx, jm.leadership(), j.id, graph, placements)
+	var prev *metastore.GraphRef
+	rec := &metastore.JobRecord{ID: j.id, Graph: graph, Placements: placements}
+	err = jm.recordJob(ctx, rec, jm.checkpointStorageURI(j), func(rec *metastore.JobRecord) (err error) {
+		prev, err = jm.store.SetJobGraphAs(ctx, jm.leadership(), j.id, rec.Graph, rec.GraphRef, rec.Placements)
+		return err
+	})
+	if err == nil && prev != nil && (rec.GraphRef == nil || prev.URI != rec.GraphRef.URI) {
+		if err := deleteGraphFile(ctx, prev); err != nil {
+			jm.log.Warn("delete the job's earlier graph file", zap.String("job", j.id), zap.String("file", prev.URI), zap.Error(err))
+		}
+	}
+	return err
 }
 
 // setParallelism sets every vertex of g to p except those that must run

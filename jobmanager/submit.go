@@ -145,11 +145,14 @@ func (jm *JobManager) putJob(ctx context.Context, j *Job) error {
 	if err != nil {
 		return err
 	}
-	// NB: fenced with HA: a job manager deposed while it plans cannot leave
-	// a job behind that the new leader would resume beside its own.
-	return jm.store.PutJobAs(ctx, jm.leadership(), &metastore.JobRecord{
+	rec := &metastore.JobRecord{
 		ID: j.id, Name: j.graph.Name, SQL: j.graph.SQL, Owner: j.owner, Status: StatusCreated,
 		StartUnixMs: j.startMs, Graph: graph, Placements: placements,
+	}
+	// NB: fenced with HA: a job manager deposed while it plans cannot leave
+	// a job behind that the new leader would resume beside its own.
+	return jm.recordJob(ctx, rec, jm.checkpointStorageURI(j), func(rec *metastore.JobRecord) error {
+		return jm.store.PutJobAs(ctx, jm.leadership(), rec)
 	})
 }
 

@@ -58,6 +58,9 @@ type Options struct {
 	// Limits bound the job manager's sessions, planning and slot waits;
 	// zero fields select their defaults.
 	Limits jobmanager.Limits
+	// JobStore says how long the job manager keeps ended jobs; its
+	// defaults when zero.
+	JobStore jobmanager.JobStoreConfig
 }
 
 // Cluster is a running local cluster.
@@ -97,8 +100,9 @@ func Start(ctx context.Context, opts Options) (c *Cluster, err error) {
 	c.jm, err = jobmanager.New(jobmanager.Config{
 		Listen: "127.0.0.1:0", HTTP: opts.HTTP, DataDir: filepath.Join(c.dir, "jobmanager"),
 		Logger: opts.Logger, Gateway: opts.Gateway, HeartbeatTimeout: opts.HeartbeatTimeout, Members: opts.Members,
-		Clients: opts.Clients,
-		Limits:  opts.Limits,
+		Clients:  opts.Clients,
+		Limits:   opts.Limits,
+		JobStore: opts.JobStore,
 	})
 	if err != nil {
 		return nil, err

@@ -8,7 +8,7 @@
 //
 //	catalog/databases/<db>          empty; the default database is implicit
 //	catalog/tables/<db>/<name>      JSON of catalog.Table
-//	jobs/<id>/spec                  JSON: name, SQL, start time, graph, placements
+//	jobs/<id>/spec                  JSON: name, SQL (cut), start time, graph (zstd) or GraphRef, placements (zstd)
 //	jobs/<id>/status                JSON: status, error, end time
 //	jobs/<id>/checkpoints/<n>       JSON of CheckpointPointer (n zero-padded)
 //	jobs/<id>/latest, latest-id     the latest checkpoint, and its id as text
@@ -16,7 +16,11 @@
 //	taskmanagers/<id>               JSON of TaskManagerInfo, under a lease
 //
 // Values stay small (etcd refuses values over 1.5 MiB): specs and pointers,
-// never bulk data.
+// never bulk data. A job's SQL text is cut to MaxSQLBytes; a graph over
+// MaxInlineGraphBytes compressed must be kept elsewhere, referenced by a
+// GraphRef; a spec over MaxJobRecordBytes is refused (RecordTooLargeError).
+// DeleteJobAs removes everything under jobs/<id>/. Connect reaches an
+// external etcd over TLS with WithTLS (TLSFiles).
 //
 // Membership: the job manager registers each task manager with a lease and
 // renews it on the task manager's heartbeat; a task manager that stops

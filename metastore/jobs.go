@@ -19,8 +19,15 @@ var ErrIllegalTransition = errors.New("illegal job status transition")
 // JobRecord is what etcd holds about a job. The immutable part (everything
 // but Status, Error and EndUnixMs) is stored at jobs/<id>/spec, the mutable
 // part at jobs/<id>/status, so status changes do not rewrite the graph.
+//
+// NB: etcd holds the cluster's truth, small: the graph and placements are
+// stored compressed, a graph over MaxInlineGraphBytes compressed is kept
+// outside etcd (GraphRef), and the SQL text is cut to MaxSQLBytes.
 type JobRecord struct {
-	ID, Name, SQL string
+	ID, Name string
+	// SQL is the statement the job runs. PutJobAs keeps its first
+	// MaxSQLBytes, followed by a note saying it was cut.
+	SQL string
 	// Owner names the principal that submitted the job ("" for a job
 	// recorded before clients authenticated, or submitted by no client).
 	Owner string
@@ -30,8 +37,11 @@ type JobRecord struct {
 	Error       string
 	StartUnixMs int64
 	EndUnixMs   int64
-	// Graph is the proto-encoded braidv1.JobGraph.
+	// Graph is the proto-encoded braidv1.JobGraph when the record holds
+	// it; nil when GraphRef is set.
 	Graph []byte
+	// GraphRef, when set, locates the graph outside etcd.
+	GraphRef *GraphRef
 	// Placements is opaque here: the job manager's encoding of where each
 	// subtask runs.
 	Placements []byte
@@ -43,14 +53,41 @@ type jobSpec struct {
 	SQL         string `json:"sql,omitempty"`
 	Owner       string `json:"owner,omitempty"`
 	StartUnixMs int64  `json:"start_unix_ms,omitempty"`
-	Graph       []byte `json:"graph,omitempty"`
-	Placements  []byte `json:"placements,omitempty"`
+	// Graph and Placements are the uncompressed form records written
+	// before compression have; they are read, never written.
+	Graph      []byte `json:"graph,omitempty"`
+	Placements []byte `json:"placements,omitempty"`
+	// GraphZstd and PlacementsZstd are CompressGraph's encoding.
+	GraphZstd      []byte    `json:"graph_zstd,omitempty"`
+	GraphRef       *GraphRef `json:"graph_ref,omitempty"`
+	PlacementsZstd []byte    `json:"placements_zstd,omitempty"`
 }
 
 type jobStatus struct {
 	Status    string `json:"status"`
 	Error     string `json:"error,omitempty"`
 	EndUnixMs int64  `json:"end_unix_ms,omitempty"`
+}
+
+// encodeSpec encodes j's immutable part, compressed and within the
+// limits; a *RecordTooLargeError when it is not.
+func encodeSpec(j *JobRecord) ([]byte, error) {
+	spec := jobSpec{ID: j.ID, Name: j.Name, SQL: cutSQL(j.SQL), Owner: j.Owner, StartUnixMs: j.StartUnixMs, GraphRef: j.GraphRef}
+	if j.GraphRef == nil {
+		spec.GraphZstd = CompressGraph(j.Graph)
+		if n := len(spec.GraphZstd); n > MaxInlineGraphBytes {
+			return nil, &RecordTooLargeError{JobID: j.ID, What: PartGraph, Size: n, Limit: MaxInlineGraphBytes}
+		}
+	}
+	spec.PlacementsZstd = CompressGraph(j.Placements)
+	val, err := json.Marshal(spec)
+	if err != nil {
+		return nil, fmt.Errorf("metastore: encode job %s: %w", j.ID, err)
+	}
+	if len(val) > MaxJobRecordBytes {
+		return nil, &RecordTooLargeError{JobID: j.ID, What: PartRecord, Size: len(val), Limit: MaxJobRecordBytes}
+	}
+	return val, nil
 }
 
 func (s *Store) jobKey(id, leaf string) string { return s.key("jobs", id, leaf) }
@@ -65,14 +102,15 @@ func (s *Store) PutJob(ctx context.Context, j *JobRecord) error {
 // PutJobAs is PutJob fenced by lead: the record is written only while lead
 // still leads, and the call fails with ErrFenced (writing nothing) once
 // another job manager does, so a deposed leader cannot create a job the
-// new leader does not know it runs. lead nil means unfenced.
+// new leader does not know it runs. lead nil means unfenced. A record over
+// the limits fails with a *RecordTooLargeError, writing nothing.
 func (s *Store) PutJobAs(ctx context.Context, lead *Leadership, j *JobRecord) error {
 	if j.ID == "" {
 		return fmt.Errorf("metastore: job without an id")
 	}
-	spec, err := json.Marshal(jobSpec{ID: j.ID, Name: j.Name, SQL: j.SQL, Owner: j.Owner, StartUnixMs: j.StartUnixMs, Graph: j.Graph, Placements: j.Placements})
+	spec, err := encodeSpec(j)
 	if err != nil {
-		return fmt.Errorf("metastore: encode job %s: %w", j.ID, err)
+		return err
 	}
 	status, err := json.Marshal(jobStatus{Status: j.Status, Error: j.Error, EndUnixMs: j.EndUnixMs})
 	if err != nil {
@@ -89,26 +127,33 @@ func (s *Store) PutJobAs(ctx context.Context, lead *Leadership, j *JobRecord) er
 }
 
 // SetJobGraphAs replaces the graph (and placements) of job id's spec, as a
-// rescale does, fenced by lead as PutJobAs is. The rest of the spec and
-// the status are kept; ErrNotFound for an unknown job.
-func (s *Store) SetJobGraphAs(ctx context.Context, lead *Leadership, id string, graph, placements []byte) error {
+// rescale does, fenced by lead as PutJobAs is: graph inline, or ref when
+// the graph is kept outside etcd (graph is then ignored). The rest of the
+// spec and the status are kept; ErrNotFound for an unknown job, a
+// *RecordTooLargeError over the limits. It returns the GraphRef the spec
+// had before, which the caller may delete once it is not ref.
+func (s *Store) SetJobGraphAs(ctx context.Context, lead *Leadership, id string, graph []byte, ref *GraphRef, placements []byte) (prev *GraphRef, err error) {
 	key := s.jobKey(id, "spec")
 	for {
 		resp, err := s.client.Get(ctx, key)
 		if err != nil {
-			return fmt.Errorf("metastore: read job %s: %w", id, err)
+			return nil, fmt.Errorf("metastore: read job %s: %w", id, err)
 		}
 		if len(resp.Kvs) == 0 {
-			return fmt.Errorf("job %s: %w", id, ErrNotFound)
+			return nil, fmt.Errorf("job %s: %w", id, ErrNotFound)
 		}
-		var spec jobSpec
-		if err := json.Unmarshal(resp.Kvs[0].Value, &spec); err != nil {
-			return fmt.Errorf("metastore: decode job %s: %w", id, err)
-		}
-		spec.Graph, spec.Placements = graph, placements
-		val, err := json.Marshal(spec)
+		j, err := decodeJob(resp.Kvs[0].Value, nil)
 		if err != nil {
-			return fmt.Errorf("metastore: encode job %s: %w", id, err)
+			return nil, err
+		}
+		prev = j.GraphRef
+		j.Graph, j.GraphRef, j.Placements = graph, ref, placements
+		if ref != nil {
+			j.Graph = nil
+		}
+		val, err := encodeSpec(j)
+		if err != nil {
+			return nil, err
 		}
 		cmps := []clientv3.Cmp{clientv3.Compare(clientv3.ModRevision(key), "=", resp.Kvs[0].ModRevision)}
 		if lead != nil {
@@ -116,19 +161,34 @@ func (s *Store) SetJobGraphAs(ctx context.Context, lead *Leadership, id string, 
 		}
 		txn, err := s.client.Txn(ctx).If(cmps...).Then(clientv3.OpPut(key, string(val))).Commit()
 		if err != nil {
-			return fmt.Errorf("metastore: set job %s graph: %w", id, err)
+			return nil, fmt.Errorf("metastore: set job %s graph: %w", id, err)
 		}
 		if txn.Succeeded {
-			return nil
+			return prev, nil
 		}
 		if lead != nil {
 			if fenced, err := s.fenced(ctx, lead); err != nil {
-				return fmt.Errorf("metastore: set job %s graph: %w", id, err)
+				return nil, fmt.Errorf("metastore: set job %s graph: %w", id, err)
 			} else if fenced {
-				return fmt.Errorf("job %s graph: %w", id, ErrFenced)
+				return nil, fmt.Errorf("job %s graph: %w", id, ErrFenced)
 			}
 		}
 	}
+}
+
+// DeleteJobAs removes everything etcd holds under job id: its spec,
+// status and checkpoint pointers, fenced by lead as PutJobAs is. It
+// deletes no file: the caller deletes a GraphRef's file, and the
+// checkpoints' files stay for a user to restore from. Deleting an unknown
+// job is not an error.
+func (s *Store) DeleteJobAs(ctx context.Context, lead *Leadership, id string) error {
+	if id == "" {
+		return fmt.Errorf("metastore: job without an id")
+	}
+	if err := s.fencedTxn(ctx, lead, clientv3.OpDelete(s.dir("jobs", id), clientv3.WithPrefix())); err != nil {
+		return fmt.Errorf("metastore: delete job %s: %w", id, err)
+	}
+	return nil
 }
 
 // fencedTxn commits ops in one transaction, only while lead leads (any
@@ -237,12 +297,24 @@ func decodeJob(specVal, statusVal []byte) (*JobRecord, error) {
 			return nil, fmt.Errorf("metastore: decode job %s status: %w", spec.ID, err)
 		}
 	}
-	return &JobRecord{
+	j := &JobRecord{
 		ID: spec.ID, Name: spec.Name, SQL: spec.SQL, Owner: spec.Owner,
 		Status: st.Status, Error: st.Error,
 		StartUnixMs: spec.StartUnixMs, EndUnixMs: st.EndUnixMs,
-		Graph: spec.Graph, Placements: spec.Placements,
-	}, nil
+		Graph: spec.Graph, GraphRef: spec.GraphRef, Placements: spec.Placements,
+	}
+	var err error
+	if spec.GraphZstd != nil {
+		if j.Graph, err = DecompressGraph(spec.GraphZstd); err != nil {
+			return nil, fmt.Errorf("metastore: job %s graph: %w", spec.ID, err)
+		}
+	}
+	if spec.PlacementsZstd != nil {
+		if j.Placements, err = DecompressGraph(spec.PlacementsZstd); err != nil {
+			return nil, fmt.Errorf("metastore: job %s placements: %w", spec.ID, err)
+		}
+	}
+	return j, nil
 }
 
 // ListJobs returns every job, ordered by start time then id, from one

@@ -170,17 +170,17 @@ func TestLeaderElectionFencesJobRecords(t *testing.T) {
 	if _, err := s.GetJob(ctx, "b"); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("job b after a fenced put: %v, want ErrNotFound", err)
 	}
-	if err := s.SetJobGraphAs(ctx, first, "a", []byte("g2"), nil); !errors.Is(err, ErrFenced) {
+	if _, err := s.SetJobGraphAs(ctx, first, "a", []byte("g2"), nil, nil); !errors.Is(err, ErrFenced) {
 		t.Fatalf("graph rewrite by the old leader: %v, want ErrFenced", err)
 	}
-	if err := s.SetJobGraphAs(ctx, second, "a", []byte("g3"), []byte("p")); err != nil {
+	if _, err := s.SetJobGraphAs(ctx, second, "a", []byte("g3"), nil, []byte("p")); err != nil {
 		t.Fatal(err)
 	}
 	j, err := s.GetJob(ctx, "a")
 	if err != nil || string(j.Graph) != "g3" || string(j.Placements) != "p" || j.Status != "CREATED" {
 		t.Fatalf("job a = %+v, %v", j, err)
 	}
-	if err := s.SetJobGraphAs(ctx, second, "nope", nil, nil); !errors.Is(err, ErrNotFound) {
+	if _, err := s.SetJobGraphAs(ctx, second, "nope", nil, nil, nil); !errors.Is(err, ErrNotFound) {
 		t.Fatalf("graph of an unknown job: %v, want ErrNotFound", err)
 	}
 }

@@ -42,9 +42,9 @@ type Store struct {
 }
 
 // Connect dials etcd at endpoints and checks that it answers within ctx.
-// prefix "" means DefaultPrefix; a trailing slash is dropped. The Store owns
-// the client: Close releases it.
-func Connect(ctx context.Context, endpoints []string, prefix string, logger *zap.Logger) (*Store, error) {
+// prefix "" means DefaultPrefix; a trailing slash is dropped. opts adjust
+// the connection (WithTLS). The Store owns the client: Close releases it.
+func Connect(ctx context.Context, endpoints []string, prefix string, logger *zap.Logger, opts ...Option) (*Store, error) {
 	if logger == nil {
 		logger = zap.NewNop()
 	}
@@ -58,12 +58,16 @@ func Connect(ctx context.Context, endpoints []string, prefix string, logger *zap
 	if !strings.HasPrefix(prefix, "/") {
 		prefix = "/" + prefix
 	}
-	client, err := clientv3.New(clientv3.Config{
+	cfg := clientv3.Config{
 		Endpoints:   endpoints,
 		DialTimeout: 5 * time.Second,
 		Context:     context.WithoutCancel(ctx),
 		Logger:      logger.Named("etcd-client").WithOptions(zap.IncreaseLevel(zap.ErrorLevel)),
-	})
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	client, err := clientv3.New(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("metastore: connect to etcd %v: %w", endpoints, err)
 	}
@@ -71,7 +75,7 @@ func Connect(ctx context.Context, endpoints []string, prefix string, logger *zap
 	// reachable so a wrong --etcd flag fails here, with the endpoints named.
 	if _, err := client.Get(ctx, prefix+"/", clientv3.WithCountOnly(), clientv3.WithPrefix()); err != nil {
 		client.Close()
-		return nil, fmt.Errorf("metastore: etcd %v unreachable: %w", endpoints, err)
+		return nil, fmt.Errorf("metastore: etcd %v unreachable%s: %w", endpoints, tlsHint(cfg.TLS != nil, err), err)
 	}
 	return &Store{client: client, prefix: prefix, logger: logger}, nil
 }

@@ -16,7 +16,8 @@ const jobsUsage = `Usage:
   braid jobs cancel [--endpoint host:port] JOB_ID
   braid jobs rescale [--endpoint host:port] JOB_ID --parallelism N
 
-Each takes --token TOKEN (default: $BRAID_TOKEN) for a job manager that authenticates clients.
+Each takes --token TOKEN (default: $BRAID_TOKEN) for a job manager that authenticates clients,
+and --tls-ca FILE (default: $BRAID_TLS_CA) for one whose members use mutual TLS; see "braid jobs list -h".
 `
 
 // runJobs is "braid jobs list|describe|cancel".
@@ -30,6 +31,7 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
 	token := tokenFlag(fs)
+	dialOpts := tlsFlags(fs)
 	parallelism := 0
 	if sub == "rescale" {
 		fs.IntVar(&parallelism, "parallelism", 0, "the job's new parallelism `N`")
@@ -58,7 +60,11 @@ func runJobs(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return errUsage
 	}
 
-	c, err := dial(ctx, *endpoint, *token)
+	opts, err := dialOpts()
+	if err != nil {
+		return err
+	}
+	c, err := dial(ctx, *endpoint, *token, opts...)
 	if err != nil {
 		return err
 	}

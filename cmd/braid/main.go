@@ -102,12 +102,13 @@ func tokenFlag(fs *flag.FlagSet) *string {
 	return fs.String("token", "", "bearer `TOKEN` to authenticate to the job manager with (default: $"+tokenEnv+")")
 }
 
-// dial connects to endpoint with token, or BRAID_TOKEN's when it is empty.
-func dial(ctx context.Context, endpoint, token string) (*client.Client, error) {
+// dial connects to endpoint with token, or BRAID_TOKEN's when it is empty,
+// and opts (the TLS of tlsFlags).
+func dial(ctx context.Context, endpoint, token string, opts ...client.Option) (*client.Client, error) {
 	if token == "" {
 		token = os.Getenv(tokenEnv)
 	}
-	return client.Dial(ctx, endpoint, client.WithToken(token))
+	return client.Dial(ctx, endpoint, append(opts, client.WithToken(token))...)
 }
 
 // parseFlags parses args into fs, turning flag errors (already printed by

@@ -29,6 +29,7 @@ func savepointCommand(ctx context.Context, cmd string, args []string, stdout, st
 	fs.SetOutput(stderr)
 	endpoint := fs.String("endpoint", defaultEndpoint, "job manager `host:port`, or several comma-separated (highly available job managers: calls go to the leader)")
 	token := tokenFlag(fs)
+	dialOpts := tlsFlags(fs)
 	dir := fs.String("dir", "", "copy the savepoint under `URI`/<job id>/ (a path, file:// or s3://)")
 	withSavepoint := cmd == "savepoint"
 	if cmd == "stop" {
@@ -49,7 +50,11 @@ func savepointCommand(ctx context.Context, cmd string, args []string, stdout, st
 		fmt.Fprint(stderr, savepointUsage)
 		return errUsage
 	}
-	c, err := dial(ctx, *endpoint, *token)
+	opts, err := dialOpts()
+	if err != nil {
+		return err
+	}
+	c, err := dial(ctx, *endpoint, *token, opts...)
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,7 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	follow := fs.Bool("follow", false, "keep queries over unbounded sources running (until Ctrl-C)")
 	set := props{}
 	fs.Var(set, "set", "session property `key=value` (repeatable)")
+	dialOpts := tlsFlags(fs)
 	fromSavepoint := fs.String("from-savepoint", "", "start the session's INSERTs from the savepoint at `URI` (sets execution.savepoint.path)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -77,15 +78,20 @@ func runSQL(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 
 	addr := *endpoint
+	opts, err := dialOpts()
+	if err != nil {
+		return err
+	}
 	if *local {
 		c, err := startLocal(ctx)
 		if err != nil {
 			return err
 		}
 		defer c.Close()
-		addr = c.Endpoint()
+		// NB: the local cluster serves loopback in plain text.
+		addr, opts = c.Endpoint(), nil
 	}
-	cl, err := dial(ctx, addr, *token)
+	cl, err := dial(ctx, addr, *token, opts...)
 	if err != nil {
 		return err
 	}

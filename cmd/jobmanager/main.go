@@ -23,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,7 @@ import (
 	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/internal/memberauth"
 	"github.com/braidflow/braid/jobmanager"
+	"github.com/braidflow/braid/metastore"
 )
 
 func main() {
@@ -40,6 +42,9 @@ func main() {
 	httpAddr := flag.String("http", jobmanager.DefaultHTTP, `HTTP address of /healthz and /metrics ("" disables)`)
 	dataDir := flag.String("data-dir", "braid-data", "directory of the embedded etcd and broker")
 	etcd := flag.String("etcd", "", "comma-separated etcd endpoints (empty: run an embedded etcd)")
+	etcdCert := flag.String("etcd-cert", "", "client certificate (PEM) for a TLS connection to --etcd, when etcd requires one")
+	etcdKey := flag.String("etcd-key", "", "the key of --etcd-cert (PEM)")
+	etcdCA := flag.String("etcd-ca", "", "CA (PEM) that signed etcd's certificate; setting it (or --etcd-cert) connects to --etcd over TLS")
 	kafka := flag.String("kafka", "", "comma-separated Kafka bootstrap servers (empty: run an embedded broker)")
 	heartbeat := flag.Duration("heartbeat-timeout", jobmanager.DefaultHeartbeatTimeout, "a task manager silent this long is lost")
 	// Each --checkpoint-* flag is the cluster's default of one job option;
@@ -75,11 +80,15 @@ func main() {
 	flag.IntVar(&limits.SessionMaxNum, "session-max-num", jobmanager.DefaultSessionMaxNum, "most open SQL sessions in the cluster (Flink's sql-gateway.session.max-num)")
 	flag.DurationVar(&limits.SessionIdleTimeout, "session-idle-timeout", jobmanager.DefaultSessionIdleTimeout, "a session without statements this long is closed (Flink's sql-gateway.session.idle-timeout)")
 	flag.DurationVar(&limits.SessionCheckInterval, "session-check-interval", jobmanager.DefaultSessionCheckInterval, "how often idle sessions are looked for (Flink's sql-gateway.session.check-interval)")
-	flag.IntVar(&limits.SessionsPerClient, "sessions-per-client", jobmanager.DefaultSessionsPerClient, "most open SQL sessions of one client host")
+	flag.IntVar(&limits.SessionsPerClient, "sessions-per-client", jobmanager.DefaultSessionsPerClient, "most open SQL sessions of one client (its principal, or its host without client authentication)")
 	flag.IntVar(&limits.SessionMaxOptions, "session-max-options", jobmanager.DefaultSessionMaxOptions, "most options (SET) one session holds")
 	flag.IntVar(&limits.SessionMaxBytes, "session-max-bytes", jobmanager.DefaultSessionMaxBytes, "most bytes of option keys and values one session holds")
 	flag.DurationVar(&limits.PlannerTimeout, "planner-timeout", jobmanager.DefaultPlannerTimeout, "planning one statement stops after this long (braid.planner.timeout)")
 	flag.DurationVar(&limits.SlotRequestTimeout, "slot-request-timeout", jobmanager.DefaultSlotRequestTimeout, "a job waits this long for free slots before it fails (Flink's slot.request.timeout; sessions may SET their own)")
+	// The --jobstore.* flags carry Flink's options of the same names.
+	jsFlags := []string{jobmanager.OptionJobStoreExpiration, jobmanager.OptionJobStoreMaxCapacity}
+	flag.String(jobmanager.OptionJobStoreExpiration, "3600", "seconds (or a duration such as 10min) an ended job is kept before it is forgotten")
+	flag.String(jobmanager.OptionJobStoreMaxCapacity, "-1", "most ended jobs kept, the earliest ended forgotten first (-1: unlimited)")
 	flag.Parse()
 	var allow *connectors.Allowlist
 	if *allowConnectors != "" || *allowHosts != "" {
@@ -87,11 +96,20 @@ func main() {
 	}
 
 	cpDefaults := map[string]string{}
+	jsOptions := map[string]string{}
 	flag.Visit(func(f *flag.Flag) {
 		if option, ok := cpFlags[f.Name]; ok {
 			cpDefaults[option] = f.Value.String()
 		}
+		if slices.Contains(jsFlags, f.Name) {
+			jsOptions[f.Name] = f.Value.String()
+		}
 	})
+	jobStore, err := jobmanager.ParseJobStoreOptions(jsOptions)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "jobmanager: --"+err.Error())
+		os.Exit(2)
+	}
 
 	log, err := zap.NewProduction()
 	if err != nil {
@@ -104,7 +122,8 @@ func main() {
 	defer stop()
 	jm, err := jobmanager.New(jobmanager.Config{
 		Listen: *listen, HTTP: *httpAddr, DataDir: *dataDir,
-		Etcd: splitList(*etcd), Kafka: splitList(*kafka),
+		Etcd: splitList(*etcd), EtcdTLS: metastore.TLSFiles{CertFile: *etcdCert, KeyFile: *etcdKey, CAFile: *etcdCA},
+		Kafka:  splitList(*kafka),
 		Logger: log, HeartbeatTimeout: *heartbeat, CheckpointDir: *checkpointDir, CheckpointOptions: cpDefaults,
 		HA: *ha, LeaderLease: *leaderLease, Advertise: *advertise,
 		ClusterSecretFile: *secretFile, Members: memberauth.Config{CertFile: *tlsCert, KeyFile: *tlsKey, CAFile: *tlsCA},
@@ -112,6 +131,7 @@ func main() {
 		Limits:   limits,
 		Clients:  clientauth.Config{TokensFile: *tokensFile, JWTIssuer: *jwtIssuer, JWKSFile: *jwksFile, JWTAudience: *jwtAudience},
 		Insecure: *insecureClients,
+		JobStore: jobStore,
 	})
 	if err == nil {
 		jm.SetGateway(jobmanager.NewSQLGateway(jm))
