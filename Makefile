@@ -47,7 +47,8 @@ proto:
 ## fuzz: run every fuzz target for FUZZTIME each (10m by default; .ci/run runs them briefly).
 FUZZTIME ?= 10m
 FUZZ_TARGETS := ./sql/parser:FuzzParse ./planner:FuzzPlan ./jobgraph:FuzzFromProto \
-	./shuffle:FuzzDecodeFrame ./connectors:FuzzJSONFormat ./expr:FuzzExprJSON
+	./shuffle:FuzzDecodeFrame ./connectors:FuzzJSONFormat ./expr:FuzzExprJSON \
+	./taskmanager:FuzzDeployTasks ./types:FuzzRowDecoder
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; \

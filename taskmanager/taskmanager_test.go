@@ -134,7 +134,7 @@ func (f *fakeJM) state(job string, vertex int32) braidv1.TaskState {
 	return s
 }
 
-func startFakeJM(t *testing.T) (*fakeJM, string) {
+func startFakeJM(t testing.TB) (*fakeJM, string) {
 	f := &fakeJM{changed: make(chan struct{}, 1)}
 	lis, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -322,7 +322,7 @@ func TestStoppedSinkResultsBeforeFinished(t *testing.T) {
 // sourcesGraph is the wire form of a job of one source vertex per name,
 // each a values source at parallelism 1; the first one's chain ends in a
 // collect sink.
-func sourcesGraph(t *testing.T, jobID string, names ...string) *braidv1.JobGraph {
+func sourcesGraph(t testing.TB, jobID string, names ...string) *braidv1.JobGraph {
 	t.Helper()
 	g := &jobgraph.Graph{JobID: jobID}
 	for i, name := range names {
