@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/braidflow/braid/internal/clientauth"
 )
 
 // TestLimitsDefaults: zero limits take their defaults, and a negative one
@@ -54,5 +56,34 @@ func TestExpire(t *testing.T) {
 	}
 	if _, ok := g.mu.sessions["busy"]; !ok {
 		t.Fatal("a session with a running statement expired")
+	}
+}
+
+// TestWaitingJobsBelongToTheirOwner: a job waiting for slots is listed and
+// described only to its owner and to admins, as a recorded job is.
+func TestWaitingJobsBelongToTheirOwner(t *testing.T) {
+	var w slotWaits
+	w.add("job-a", &slotWait{name: "a", owner: "alice", need: 2})
+	w.add("job-b", &slotWait{name: "b", owner: "bob", need: 1})
+	bob := clientauth.Principal{Name: "bob", Role: clientauth.Viewer}
+	carol := clientauth.Principal{Name: "carol", Role: clientauth.Viewer}
+	admin := clientauth.Principal{Name: "root", Role: clientauth.Admin}
+	ids := func(p clientauth.Principal) (out []string) {
+		for _, s := range w.summaries(p) {
+			out = append(out, s.JobId)
+		}
+		return out
+	}
+	if got := ids(bob); len(got) != 1 || got[0] != "job-b" {
+		t.Errorf("bob sees waiting jobs %v, want [job-b]", got)
+	}
+	if got := ids(carol); len(got) != 0 {
+		t.Errorf("carol sees waiting jobs %v, want none", got)
+	}
+	if got := ids(admin); len(got) != 2 {
+		t.Errorf("an admin sees waiting jobs %v, want both", got)
+	}
+	if w.summary("job-a", bob) != nil || w.summary("job-a", admin) == nil || w.summary("job-b", bob) == nil {
+		t.Error("summary of a waiting job ignores its owner")
 	}
 }
