@@ -38,6 +38,7 @@ var specKinds = struct {
 	KindGroupAggregate:    func() Spec { return &GroupAggSpec{} },
 	KindWindowAggregate:   func() Spec { return &WindowAggSpec{} },
 	KindRank:              func() Spec { return &RankSpec{} },
+	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },

@@ -26,6 +26,7 @@ const (
 	KindJoinInterval      = "join_interval"      // IntervalJoinSpec
 	KindJoinTemporal      = "join_temporal"      // TemporalJoinSpec
 	KindRank              = "rank"               // RankSpec
+	KindReplicate         = "replicate"          // ReplicateSpec
 	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
 )
@@ -133,6 +134,20 @@ var _ Spec = (*NormalizeSpec)(nil)
 
 func (*NormalizeSpec) Kind() string { return KindNormalize }
 func (*NormalizeSpec) Inputs() int  { return 1 }
+
+// ReplicateSpec emits each input row Count times (none when the count is
+// NULL or not positive), with the row's kind and without the count column:
+// the replication under INTERSECT ALL and EXCEPT ALL. Count is the index of
+// a BIGINT column of Schema; the output is Schema without it.
+type ReplicateSpec struct {
+	Schema types.Schema `json:"schema"`
+	Count  int          `json:"count"`
+}
+
+var _ Spec = (*ReplicateSpec)(nil)
+
+func (*ReplicateSpec) Kind() string { return KindReplicate }
+func (*ReplicateSpec) Inputs() int  { return 1 }
 
 // Aggregate functions of AggCall.Func.
 const (

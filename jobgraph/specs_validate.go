@@ -85,6 +85,16 @@ func (s *NormalizeSpec) Validate() error {
 	return checkColumns("key", s.Keys, s.Schema)
 }
 
+func (s *ReplicateSpec) Validate() error {
+	if err := checkColumns("count", []int{s.Count}, s.Schema); err != nil {
+		return err
+	}
+	if k := s.Schema[s.Count].Type.Kind; k != types.KindBigInt {
+		return fmt.Errorf("count column %d is %s, not BIGINT", s.Count, k)
+	}
+	return nil
+}
+
 func (s *GroupAggSpec) Validate() error {
 	if err := checkColumns("group key", s.Keys, s.InputSchema); err != nil {
 		return err
