@@ -89,8 +89,8 @@ func (s *ReplicateSpec) Validate() error {
 	if err := checkColumns("count", []int{s.Count}, s.Schema); err != nil {
 		return err
 	}
-	if k := s.Schema[s.Count].Type.Kind; k != types.KindBigInt {
-		return fmt.Errorf("count column %d is %s, not BIGINT", s.Count, k)
+	if s.Schema[s.Count].Type.Kind != types.KindBigInt {
+		return fmt.Errorf("count column %d is %v, not BIGINT", s.Count, s.Schema[s.Count].Type)
 	}
 	return nil
 }

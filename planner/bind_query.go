@@ -53,38 +53,6 @@ func (b *binder) bindQueryExpr(body ast.QueryExpr) (node, error) {
 	return nil, unsupported(body.Position(), "query "+body.String())
 }
 
-func (b *binder) bindSetOp(s *ast.SetOp) (node, error) {
-	if s.Op != ast.Union || !s.All {
-		what := string(s.Op)
-		if !s.All {
-			what += " (without ALL)"
-		}
-		return nil, unsupported(s.Pos, what)
-	}
-	l, err := b.bindQueryExpr(s.L)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.bindQueryExpr(s.R)
-	if err != nil {
-		return nil, err
-	}
-	ls, rs := l.schema(), r.schema()
-	if len(ls) != len(rs) {
-		return nil, errorf(s.Pos, "UNION ALL inputs have %d and %d columns", len(ls), len(rs))
-	}
-	out := make(types.Schema, len(ls))
-	for i := range ls {
-		t, ok := expr.CommonType(ls[i].Type, rs[i].Type)
-		if !ok {
-			return nil, errorf(s.Pos, "UNION ALL column %d (%s) has incompatible types %s and %s", i+1, ls[i].Name, ls[i].Type, rs[i].Type)
-		}
-		out[i] = types.Field{Name: ls[i].Name, Type: t}
-	}
-	inputs := []node{castNode(l, out), castNode(r, out)}
-	return &unionNode{inputs: inputs, out: out}, nil
-}
-
 // castNode projects n's columns to the types of out (names from out) when
 // they differ.
 func castNode(n node, out types.Schema) node {
