@@ -214,6 +214,9 @@ func (n *Join) format(p *printer) {
 		p.str(", ")
 	} else {
 		p.str(" ")
+		if n.Natural {
+			p.str("NATURAL ")
+		}
 		p.str(string(n.Kind))
 		p.str(" ")
 	}

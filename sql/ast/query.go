@@ -139,14 +139,16 @@ const (
 	CommaJoin JoinKind = ","
 )
 
-// Join is L kind R [ON On | USING (Using)]. Joins associate to the left;
-// a join on the right side was parenthesized.
+// Join is L [NATURAL] kind R [ON On | USING (Using)]. Joins associate to
+// the left; a join on the right side was parenthesized. A NATURAL join has
+// neither On nor Using: it joins on the columns both sides have.
 type Join struct {
 	Pos
-	Kind  JoinKind
-	L, R  TableExpr
-	On    Expr
-	Using []*Ident
+	Kind    JoinKind
+	Natural bool
+	L, R    TableExpr
+	On      Expr
+	Using   []*Ident
 }
 
 // ParenTable is a parenthesized join: (a JOIN b ON ...).

@@ -30,6 +30,6 @@
 //
 // Keywords are case-insensitive; identifiers keep their spelling, and
 // ast.IsReserved lists the words that need back quotes to be used as names.
-// Not supported yet, with a clear error: MATCH_RECOGNIZE, NATURAL JOIN,
+// Not supported yet, with a clear error: MATCH_RECOGNIZE,
 // QUALIFY, ALTER, CREATE FUNCTION/CATALOG.
 package parser

@@ -317,6 +317,8 @@ func (p *parser) tableExpr() ast.TableExpr {
 		p.checkChain(n, left)
 		pos := left.Position()
 		var kind ast.JoinKind
+		npos := p.pos()
+		natural := p.acceptKw("NATURAL")
 		switch {
 		case p.acceptOp(","):
 			kind = ast.CommaJoin
@@ -330,13 +332,22 @@ func (p *parser) tableExpr() ast.TableExpr {
 			kind = ast.RightJoin
 		case p.acceptKw("FULL JOIN"), p.acceptKwQuiet("FULL OUTER JOIN"):
 			kind = ast.FullJoin
-		case p.peekKw("NATURAL"):
-			p.errorAt(p.pos(), "NATURAL JOIN is not supported yet")
 		default:
+			if natural {
+				p.expect("JOIN")
+				p.unexpected()
+			}
 			return left
 		}
-		j := &ast.Join{Pos: pos, Kind: kind, L: left, R: p.tablePrimary()}
-		if kind != ast.CommaJoin && kind != ast.CrossJoin {
+		if natural && (kind == ast.CommaJoin || kind == ast.CrossJoin) {
+			p.errorAt(npos, "a NATURAL join cannot be a CROSS JOIN")
+		}
+		j := &ast.Join{Pos: pos, Kind: kind, Natural: natural, L: left, R: p.tablePrimary()}
+		if natural {
+			if p.peekKw("ON") || p.peekKw("USING") {
+				p.errorAt(p.pos(), "a NATURAL join cannot have an ON or USING clause")
+			}
+		} else if kind != ast.CommaJoin && kind != ast.CrossJoin {
 			if p.acceptKw("ON") {
 				j.On = p.expr()
 			} else if p.acceptKw("USING") {
