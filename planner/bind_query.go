@@ -266,6 +266,9 @@ func expandStar(sc *scope, star *ast.Star) ([]int, error) {
 	if len(star.Qualifier) > 0 {
 		qual = star.Qualifier[len(star.Qualifier)-1].Name
 	}
+	if qual == "" && sc.star != nil {
+		return sc.star, nil
+	}
 	for i, c := range sc.cols {
 		if qual == "" || c.table == qual {
 			out = append(out, i)
@@ -431,7 +434,12 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 	}
 	sc := concat(lsc, rsc)
 	var cond *expr.Expr
+	var using []usingColumn
 	switch {
+	case len(j.Using) > 0 || j.Natural:
+		if using, cond, err = usingColumns(j, lsc, rsc); err != nil {
+			return nil, nil, err
+		}
 	case j.On != nil:
 		if cond, err = bindExpr(sc.withoutAggs("Aggregate expression is illegal in ON clause"), j.On); err != nil {
 			return nil, nil, err
@@ -439,8 +447,6 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 		if cond.Type.Kind != types.KindBoolean {
 			return nil, nil, errorf(j.On.Position(), "join condition must be a BOOLEAN expression, got %s", cond.Type)
 		}
-	case len(j.Using) > 0:
-		return nil, nil, unsupported(j.Using[0].Pos, "JOIN ... USING")
 	case j.Kind != ast.CrossJoin && j.Kind != ast.CommaJoin:
 		return nil, nil, errorf(j.Pos, "%s needs an ON condition", j.Kind)
 	}
@@ -457,6 +463,10 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 			sc.cols[i].typ = f.Type
 		}
 		n.out = append(n.out, f)
+	}
+	if using != nil {
+		nn, usc := mergeUsing(n, sc, using, len(lsc.cols))
+		return nn, usc, nil
 	}
 	return n, sc, nil
 }

@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/braidflow/braid/sql/ast"
@@ -22,6 +23,11 @@ type scope struct {
 	// nil where aggregates are not allowed, and noAgg then says why.
 	aggs  *aggBinder
 	noAgg string
+	// star, when set, lists the columns SELECT * shows, in order: a join
+	// USING columns shows each of them once (see bindUsing). merged maps
+	// the name of such a column to the one an unqualified reference means.
+	star   []int
+	merged map[string]int
 }
 
 // withAggs returns s collecting aggregate calls into a.
@@ -46,12 +52,47 @@ func (s *scope) schema() types.Schema {
 	return out
 }
 
-// concat returns the scope of a join: l's columns, then r's.
+// concat returns the scope of a join: l's columns, then r's. What SELECT *
+// shows of each side, and its merged USING columns, carry over.
 func concat(l, r *scope) *scope {
 	cols := make([]scopeColumn, 0, len(l.cols)+len(r.cols))
 	cols = append(cols, l.cols...)
 	cols = append(cols, r.cols...)
-	return &scope{cols: cols}
+	out := &scope{cols: cols}
+	if l.star != nil || r.star != nil {
+		out.star = append(l.visible(), r.visible()...)
+		for i := len(l.visible()); i < len(out.star); i++ {
+			out.star[i] += len(l.cols)
+		}
+	}
+	if len(l.merged)+len(r.merged) > 0 {
+		out.merged = map[string]int{}
+		for n, c := range l.merged {
+			out.merged[n] = c
+		}
+		for n, c := range r.merged {
+			if _, both := out.merged[n]; both {
+				// NB: both sides merged a column of this name; a bare
+				// reference to it is then ambiguous, as resolve says.
+				delete(out.merged, n)
+				continue
+			}
+			out.merged[n] = c + len(l.cols)
+		}
+	}
+	return out
+}
+
+// visible returns the columns SELECT * shows.
+func (s *scope) visible() []int {
+	if s.star != nil {
+		return slices.Clone(s.star)
+	}
+	out := make([]int, len(s.cols))
+	for i := range out {
+		out[i] = i
+	}
+	return out
 }
 
 // withAlias returns s with every column belonging to alias.
@@ -75,6 +116,9 @@ func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
 		table, name = ref.Parts[0].Name, ref.Parts[1].Name
 	default:
 		return 0, unsupported(ref.Pos, "column reference "+ref.String())
+	}
+	if c, ok := s.merged[name]; ok && table == "" {
+		return c, nil
 	}
 	found := -1
 	for i, c := range s.cols {
