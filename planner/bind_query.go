@@ -465,8 +465,7 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 		n.out = append(n.out, f)
 	}
 	if using != nil {
-		nn, usc := mergeUsing(n, sc, using, len(lsc.cols))
-		return nn, usc, nil
+		return mergeUsing(n, sc, using, len(lsc.cols))
 	}
 	return n, sc, nil
 }

@@ -19,6 +19,7 @@ import (
 // usingColumn is one column of a USING list: its name, and its columns in
 // the left and right scopes.
 type usingColumn struct {
+	pos  ast.Pos
 	name string
 	l, r int
 }
@@ -45,7 +46,7 @@ func usingColumns(j *ast.Join, l, r *scope) ([]usingColumn, *expr.Expr, error) {
 			return nil, nil, errorf(id.Pos, "Column '%s' appears more than once in the USING clause", id.Name)
 		}
 		seen[id.Name] = true
-		u := usingColumn{name: id.Name}
+		u := usingColumn{pos: id.Pos, name: id.Name}
 		var err error
 		for _, side := range []struct {
 			sc  *scope
@@ -109,7 +110,7 @@ func visibleColumn(sc *scope, name string) (int, error) {
 // first, and resolves their bare names to them. A FULL join computes each
 // as COALESCE(l.c, r.c) in a projection that appends them to the join's
 // columns.
-func mergeUsing(n *joinNode, sc *scope, using []usingColumn, lw int) (node, *scope) {
+func mergeUsing(n *joinNode, sc *scope, using []usingColumn, lw int) (node, *scope, error) {
 	out := &scope{cols: sc.cols, merged: map[string]int{}}
 	var result node = n
 	hidden := map[int]bool{}
@@ -119,7 +120,10 @@ func mergeUsing(n *joinNode, sc *scope, using []usingColumn, lw int) (node, *sco
 		out.cols = append([]scopeColumn{}, sc.cols...)
 		for _, u := range using {
 			l, r := expr.Column(u.l, n.out[u.l].Type), expr.Column(lw+u.r, n.out[lw+u.r].Type)
-			c := call("COALESCE", l, r)
+			c, err := expr.ResolveCall("COALESCE", []*expr.Expr{l, r})
+			if err != nil {
+				return nil, nil, errorf(u.pos, "Column '%s' matched using NATURAL keyword or USING clause has incompatible types: %v", u.name, err)
+			}
 			out.merged[u.name] = len(exprs)
 			exprs = append(exprs, c)
 			schema = append(schema, types.Field{Name: u.name, Type: c.Type})
@@ -151,5 +155,5 @@ func mergeUsing(n *joinNode, sc *scope, using []usingColumn, lw int) (node, *sco
 			out.merged[name] = c
 		}
 	}
-	return result, out
+	return result, out, nil
 }
