@@ -72,7 +72,8 @@ func (t *Table) IsView() bool { return t.View != nil }
 func (t *Table) Connector() string { return t.Options["connector"] }
 
 // Managed reports whether the table is stored in the cluster's default log.
-func (t *Table) Managed() bool { return t.Connector() == "" }
+// A view is not: it stores nothing.
+func (t *Table) Managed() bool { return t.View == nil && t.Connector() == "" }
 
 // PhysicalSchema returns the stored (non-computed) columns.
 func (t *Table) PhysicalSchema() types.Schema {
