@@ -75,6 +75,27 @@ func TestViews(t *testing.T) {
 	}
 }
 
+// TestViewNamesResolveInItsDatabase: a view's query reads the tables of
+// the database the view is in, whatever the reader's current database; a
+// view whose table was dropped fails where it is read, naming the view.
+func TestViewNamesResolveInItsDatabase(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	run(t, s, `CREATE TABLE orders (id INT); INSERT INTO orders VALUES (1);
+		CREATE DATABASE shop; USE shop;
+		CREATE TABLE orders (id INT); INSERT INTO orders VALUES (2);
+		CREATE VIEW v AS SELECT id FROM orders;
+		CREATE TABLE gone (id INT); CREATE VIEW broken AS SELECT id FROM gone; DROP TABLE gone;
+		USE default_database;`)
+	equal(t, "shop.v from default_database", run(t, s, "SELECT id FROM shop.v;").rows, []string{"+I[2]"})
+	err := execErr(t, s, "SELECT id FROM\n  shop.broken;")
+	if want := `line 2, column 3: view shop.broken: line 1, column 16: unknown table "gone"`; !strings.Contains(err.Error(), want) {
+		t.Errorf("a view over a dropped table: %v, want %q", err, want)
+	}
+}
+
 // TestViewsSurviveRestart: a permanent view is in the catalog, so it is
 // there after the cluster restarts on the same data directory.
 func TestViewsSurviveRestart(t *testing.T) {

@@ -23,6 +23,10 @@ type binder struct {
 	// viewDepth counts the views being expanded around the current one.
 	ctes      *cteFrame
 	viewDepth int
+	// database, when set, is where a one-part table name resolves: the
+	// database of the view being expanded, as Flink expands a view's query
+	// with its own names qualified. Empty: the session's current database.
+	database string
 }
 
 // bindQuery binds a query into a logical plan whose output columns carry the
@@ -513,7 +517,11 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 		}
 		return nil, nil, unsupported(h.Pos, "the OPTIONS table hint")
 	}
-	tbl, err := b.catalog.Table(b.ctx, t.Name.Strings())
+	name := t.Name.Strings()
+	if len(name) == 1 && b.database != "" {
+		name = []string{b.database, name[0]}
+	}
+	tbl, err := b.catalog.Table(b.ctx, name)
 	if err != nil {
 		if errors.Is(err, catalog.ErrNotFound) {
 			return nil, nil, errorf(t.Name.Pos, "unknown table \"%s\"", t.Name.String())

@@ -89,7 +89,8 @@ func (b *binder) bindCTERef(t *ast.TableName, f *cteFrame) (node, *scope, error)
 }
 
 // bindView binds a read of the view tbl as t: the view's stored query,
-// parsed and planned again with no CTEs of the reading query in scope.
+// parsed and planned again with no CTEs of the reading query in scope and
+// its one-part table names in the view's own database.
 // An error inside the view names the view at t and gives its position in
 // the view's query.
 func (b *binder) bindView(t *ast.TableName, tbl *catalog.Table) (node, *scope, error) {
@@ -111,12 +112,12 @@ func (b *binder) bindView(t *ast.TableName, tbl *catalog.Table) (node, *scope, e
 	if !ok {
 		return nil, nil, errorf(t.Name.Pos, "view %s does not hold a query", name)
 	}
-	saved := b.ctes
-	b.ctes = nil
+	saved, savedDB := b.ctes, b.database
+	b.ctes, b.database = nil, tbl.Database
 	b.viewDepth++
 	n, err := b.bindQuery(qs.Query)
 	b.viewDepth--
-	b.ctes = saved
+	b.ctes, b.database = saved, savedDB
 	if err != nil {
 		var pe *Error
 		if errors.As(err, &pe) {
