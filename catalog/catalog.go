@@ -37,7 +37,10 @@ type Watermark struct {
 	Expr string `json:"expr"`
 }
 
-// Table is a table definition as stored in the catalog.
+// Table is a table or view definition as stored in the catalog. Tables and
+// views share one namespace per database, as in Flink; a view has View set
+// and Columns lists its result columns (names and types when it was
+// created), with no options, keys or watermark.
 type Table struct {
 	Database   string            `json:"database"`
 	Name       string            `json:"name"`
@@ -48,16 +51,29 @@ type Table struct {
 	Comment    string            `json:"comment,omitempty"`
 	// Temporary tables live only in the session that created them.
 	Temporary bool `json:"temporary,omitempty"`
+	// View is set for a view: its query, expanded where the view is read.
+	View *View `json:"view,omitempty"`
 	// CreatedUnixMs orders definitions; a managed table's topic name includes it
 	// so a dropped and re-created table starts empty.
 	CreatedUnixMs int64 `json:"created_unix_ms"`
 }
 
+// View is what a view stores: the SQL text of its query, planned again
+// wherever the view is read (Flink's expanded query). The view's column
+// names, which a column list may have given, are the Table's Columns.
+type View struct {
+	Query string `json:"query"`
+}
+
+// IsView reports whether t is a view.
+func (t *Table) IsView() bool { return t.View != nil }
+
 // Connector returns the table's connector option, or "" for a managed table.
 func (t *Table) Connector() string { return t.Options["connector"] }
 
 // Managed reports whether the table is stored in the cluster's default log.
-func (t *Table) Managed() bool { return t.Connector() == "" }
+// A view is not: it stores nothing.
+func (t *Table) Managed() bool { return t.View == nil && t.Connector() == "" }
 
 // PhysicalSchema returns the stored (non-computed) columns.
 func (t *Table) PhysicalSchema() types.Schema {

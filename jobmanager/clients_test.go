@@ -139,10 +139,14 @@ func TestViewerRole(t *testing.T) {
 	viewer := openSession(t, bob)
 	equal(t, "SELECT as a viewer", run(t, viewer, "SELECT 1 + 1;").rows, []string{"+I[2]"})
 	run(t, viewer, "SET 'table.local-time-zone' = 'UTC'; RESET 'table.local-time-zone'; USE default_database; SHOW TABLES; DESCRIBE gen; EXPLAIN SELECT k FROM gen;")
+	// A temporary view changes only the viewer's session.
+	run(t, viewer, "CREATE TEMPORARY VIEW mine AS SELECT 1 AS one; SHOW VIEWS; DROP TEMPORARY VIEW mine;")
 	for sql, kind := range map[string]string{
 		"CREATE TABLE t (x INT) WITH ('connector' = 'blackhole');": "CREATE TABLE",
 		"DROP TABLE sink;":                               "DROP TABLE",
 		"CREATE DATABASE d;":                             "CREATE DATABASE",
+		"CREATE VIEW v AS SELECT 1;":                     "CREATE VIEW",
+		"DROP VIEW v;":                                   "DROP VIEW",
 		"INSERT INTO sink SELECT k, 1 FROM gen;":         "INSERT",
 		"EXECUTE INSERT INTO sink SELECT k, 1 FROM gen;": "INSERT",
 		"STOP JOB '" + id + "';":                         "STOP JOB",

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -300,8 +301,10 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 		return x.stopJob(ctx, st)
 	case *ast.BeginStatementSetStmt, *ast.StatementSetStmt, *ast.EndStmt:
 		return &planner.Error{Pos: st.Position(), Msg: "statement sets are not supported yet"}
-	case *ast.CreateViewStmt, *ast.DropViewStmt:
-		return &planner.Error{Pos: st.Position(), Msg: "views are not supported yet"}
+	case *ast.CreateViewStmt:
+		return x.createView(ctx, st)
+	case *ast.DropViewStmt:
+		return x.dropView(ctx, st)
 	}
 	return &planner.Error{Pos: st.Position(), Msg: fmt.Sprintf("statement %T is not supported yet", st)}
 }
@@ -358,6 +361,12 @@ func (x *execution) dropTable(ctx context.Context, st *ast.DropTableStmt) error 
 	if err != nil && !st.Temporary {
 		store = x.s.store
 		t, err = x.s.store.GetTable(ctx, db, name)
+	}
+	if err == nil && t.IsView() {
+		if st.IfExists {
+			return x.out.status(okMessage, "")
+		}
+		return userErr(st.Name.Pos, "Table with identifier '%s.%s.%s' does not exist. %s is a view: drop it with DROP VIEW.", catalog.DefaultCatalog, db, name, name)
 	}
 	if err != nil {
 		if errors.Is(err, catalog.ErrNotFound) {
@@ -459,7 +468,16 @@ func (x *execution) show(ctx context.Context, st *ast.ShowStmt) error {
 		tmp, _ := x.s.temp.ListTables(ctx, x.s.database)
 		names = append(names, tmp...)
 		sort.Strings(names)
-		return x.table([]string{"table name"}, column(names))
+		// NB: like Flink, SHOW TABLES lists views too, and a temporary
+		// object hiding a permanent one of its name once.
+		return x.table([]string{"table name"}, column(slices.Compact(names)))
+	case "VIEWS":
+		names, err := x.listViews(ctx)
+		if err != nil {
+			return err
+		}
+		sort.Strings(names)
+		return x.table([]string{"view name"}, column(slices.Compact(names)))
 	case "CATALOGS":
 		return x.table([]string{"catalog name"}, column([]string{catalog.DefaultCatalog}))
 	case "CURRENT DATABASE":
@@ -471,7 +489,20 @@ func (x *execution) show(ctx context.Context, st *ast.ShowStmt) error {
 		if err != nil {
 			return userErr(st.Name.Pos, "table %s does not exist", st.Name.String())
 		}
+		if t.IsView() {
+			return userErr(st.Name.Pos, "SHOW CREATE TABLE is only supported for tables, but %s is a view. Please use SHOW CREATE VIEW instead.", quotedName(t.Database, t.Name))
+		}
 		return x.table([]string{"result"}, column([]string{planner.DescribeTable(t)}))
+	case "CREATE VIEW":
+		t, err := x.s.Table(ctx, st.Name.Strings())
+		if err != nil {
+			db, name, _ := x.s.qualify(st.Name.Strings())
+			return userErr(st.Name.Pos, "Could not execute SHOW CREATE VIEW. View with identifier %s.%s.%s does not exist.", catalog.DefaultCatalog, db, name)
+		}
+		if !t.IsView() {
+			return userErr(st.Name.Pos, "SHOW CREATE VIEW is only supported for views, but %s is a table. Please use SHOW CREATE TABLE instead.", quotedName(t.Database, t.Name))
+		}
+		return x.table([]string{"result"}, column([]string{planner.DescribeView(t)}))
 	case "JOBS":
 		jobs, err := x.g.jm.store.ListJobs(ctx)
 		if err != nil {

@@ -67,6 +67,11 @@ func viewerStatement(st ast.Statement) bool {
 	switch st := st.(type) {
 	case *ast.QueryStmt, *ast.ShowStmt, *ast.DescribeStmt, *ast.ExplainStmt, *ast.SetStmt, *ast.ResetStmt, *ast.UseStmt:
 		return true
+	case *ast.CreateViewStmt:
+		// NB: a temporary view lives in the session alone, like a SET.
+		return st.Temporary
+	case *ast.DropViewStmt:
+		return st.Temporary
 	case *ast.ExecuteStmt:
 		return viewerStatement(st.Stmt)
 	}

@@ -19,13 +19,21 @@ import (
 type binder struct {
 	ctx     context.Context
 	catalog Catalog
+	// ctes are the common table expressions in scope (bind_with.go), and
+	// viewDepth counts the views being expanded around the current one.
+	ctes      *cteFrame
+	viewDepth int
+	// database, when set, is where a one-part table name resolves: the
+	// database of the view being expanded, as Flink expands a view's query
+	// with its own names qualified. Empty: the session's current database.
+	database string
 }
 
 // bindQuery binds a query into a logical plan whose output columns carry the
 // names Flink would give them.
 func (b *binder) bindQuery(q *ast.Query) (node, error) {
 	if len(q.With) > 0 {
-		return nil, unsupported(q.With[0].Pos, "WITH")
+		return b.bindWith(q)
 	}
 	if len(q.OrderBy) > 0 || q.Limit != nil {
 		return b.bindTopN(q)
@@ -471,6 +479,11 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 }
 
 func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
+	if len(t.Name.Parts) == 1 {
+		if f := b.ctes.lookup(t.Name.Object()); f != nil {
+			return b.bindCTERef(t, f)
+		}
+	}
 	if t.SystemTime != nil {
 		return nil, nil, unsupported(t.SystemTime.Position(), "FOR SYSTEM_TIME AS OF (temporal joins)")
 	}
@@ -481,12 +494,19 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 		}
 		return nil, nil, unsupported(h.Pos, "the OPTIONS table hint")
 	}
-	tbl, err := b.catalog.Table(b.ctx, t.Name.Strings())
+	name := t.Name.Strings()
+	if len(name) == 1 && b.database != "" {
+		name = []string{b.database, name[0]}
+	}
+	tbl, err := b.catalog.Table(b.ctx, name)
 	if err != nil {
 		if errors.Is(err, catalog.ErrNotFound) {
 			return nil, nil, errorf(t.Name.Pos, "unknown table \"%s\"", t.Name.String())
 		}
 		return nil, nil, errorf(t.Name.Pos, "looking up table %s: %v", t.Name.String(), err)
+	}
+	if tbl.IsView() {
+		return b.bindView(t, tbl)
 	}
 	scan, err := bindScan(tbl)
 	if err != nil {

@@ -145,6 +145,9 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		}
 		return nil, errorf(ins.Table.Pos, "looking up table %s: %v", ins.Table.String(), err)
 	}
+	if target.IsView() {
+		return nil, errorf(ins.Table.Pos, "view %s cannot be written: INSERT INTO takes a table", qualified(target))
+	}
 	b := &binder{ctx: ctx, catalog: p.Catalog}
 	n, err := b.bindQuery(ins.Query)
 	if err != nil {

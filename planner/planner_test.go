@@ -37,7 +37,7 @@ func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 	return &jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}, nil
 }
 
-// TestPlanner runs testdata/*.txt: "exec" creates tables, "plan" prints the
+// TestPlanner runs testdata/*.txt: "exec" creates tables and views, "plan" prints the
 // job graph and result columns of a SELECT or INSERT, or the error.
 func TestPlanner(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -56,9 +56,21 @@ func TestPlanner(t *testing.T) {
 			for _, st := range stmts {
 				switch d.Cmd {
 				case "exec":
+					if cv, ok := st.(*ast.CreateViewStmt); ok {
+						v, err := p.BuildView(context.Background(), cv, catalog.DefaultDatabase, 1)
+						if err != nil {
+							fmt.Fprintf(&out, "error: %v\n", err)
+							continue
+						}
+						if err := store.CreateTable(context.Background(), v); err != nil {
+							t.Fatal(err)
+						}
+						fmt.Fprintf(&out, "%s", DescribeView(v))
+						continue
+					}
 					ct, ok := st.(*ast.CreateTableStmt)
 					if !ok {
-						t.Fatalf("exec takes CREATE TABLE, got %T", st)
+						t.Fatalf("exec takes CREATE TABLE or CREATE VIEW, got %T", st)
 					}
 					tbl, err := BuildTable(ct, catalog.DefaultDatabase, 1)
 					if err != nil {

@@ -46,7 +46,10 @@ func (b *binder) bindTemporalJoin(j *ast.Join, tn *ast.TableName) (node, *scope,
 	if err != nil {
 		return nil, nil, err
 	}
-	scan := r.(*scanNode)
+	scan, ok := r.(*scanNode)
+	if !ok {
+		return nil, nil, unsupported(tn.Name.Pos, "FOR SYSTEM_TIME AS OF "+tn.Name.String()+", which is not a table")
+	}
 	if len(scan.table.PrimaryKey) == 0 {
 		return nil, nil, errorf(tn.Name.Pos, "Temporal Table Join requires primary key in versioned table, but no primary key can be found.")
 	}
