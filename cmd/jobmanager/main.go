@@ -140,7 +140,9 @@ func main() {
 		cancel()
 	}
 	if err != nil {
-		log.Error("job manager did not start", zap.Error(err))
+		// NB: the reason goes to the user plainly, not as a log record
+		// with a stack trace.
+		fmt.Fprintf(os.Stderr, "job manager did not start: %v\n", err)
 		os.Exit(1)
 	}
 	fmt.Println("jobmanager listening on", jm.Addr())

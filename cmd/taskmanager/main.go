@@ -63,7 +63,9 @@ func main() {
 		err = tm.Start(ctx)
 	}
 	if err != nil {
-		log.Error("task manager did not start", zap.Error(err))
+		// NB: the reason goes to the user plainly, not as a log record
+		// with a stack trace.
+		fmt.Fprintf(os.Stderr, "task manager did not start: %v\n", err)
 		os.Exit(1)
 	}
 	fmt.Println("taskmanager listening on", tm.Addr())
