@@ -95,6 +95,10 @@ type Session struct {
 	// id ("Asia/Tokyo") or a fixed offset ("+08:00"); "UTC" by default.
 	// The runtime loads it once per subtask into operators.Context.TimeZone.
 	TimeZone string
+	// MaxStringBytes is braid.exec.max-string-bytes: the longest string or
+	// binary value a function may build, in bytes; 0 means
+	// expr.DefaultMaxStringBytes. The runtime hands it to operators.Context.
+	MaxStringBytes int
 }
 
 // SavepointRestore names the savepoint a job's first attempt restores

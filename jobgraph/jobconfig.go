@@ -118,8 +118,12 @@ func (s RestartStrategy) Validate() error {
 	return nil
 }
 
-// Validate checks that s's time zone loads.
+// Validate checks that s's time zone loads and its string limit is in
+// range.
 func (s Session) Validate() error {
+	if s.MaxStringBytes < 0 || s.MaxStringBytes > MaxMaxStringBytes {
+		return fmt.Errorf("invalid value '%d' for '%s': it must be from 1 to %d bytes (1 GiB)", s.MaxStringBytes, OptMaxStringBytes, MaxMaxStringBytes)
+	}
 	_, err := types.LoadZone(s.TimeZone)
 	return err
 }

@@ -7,13 +7,17 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/types"
 )
 
 // Session option keys Braid reads besides the checkpointing and restart
 // ones (options.go).
 const (
-	OptLocalTimeZone    = "table.local-time-zone"
+	OptLocalTimeZone = "table.local-time-zone"
+	// OptMaxStringBytes is Braid's own limit on the string and binary
+	// values functions build (Session.MaxStringBytes).
+	OptMaxStringBytes   = expr.MaxStringBytesOption
 	OptParallelism      = "parallelism.default"
 	OptTableParallelism = "table.exec.resource.default-parallelism"
 	OptMaxParallelism   = "pipeline.max-parallelism"
@@ -38,6 +42,10 @@ const (
 var knownOptions = map[string]func(key, v string) error{
 	OptLocalTimeZone: func(_, v string) error {
 		_, err := types.LoadZone(v)
+		return err
+	},
+	OptMaxStringBytes: func(key, v string) error {
+		_, err := parseByteSize(key, v)
 		return err
 	},
 	OptParallelism:    intRange(1, maxMaxParallelism),

@@ -330,12 +330,20 @@ func parseFloatOption(key, v string, min, max float64) (float64, error) {
 }
 
 // ResolveSession reads the session settings the operators of a job use:
-// table.local-time-zone, "UTC" when unset or empty. The error names the
-// option and the bad value.
+// table.local-time-zone, "UTC" when unset or empty, and
+// braid.exec.max-string-bytes. The error names the option and the bad
+// value.
 func ResolveSession(settings map[string]string) (Session, error) {
 	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone])}
 	if s.TimeZone == "" {
 		s.TimeZone = "UTC"
+	}
+	if v, ok := settings[OptMaxStringBytes]; ok {
+		n, err := parseByteSize(OptMaxStringBytes, v)
+		if err != nil {
+			return Session{}, err
+		}
+		s.MaxStringBytes = n
 	}
 	if err := s.Validate(); err != nil {
 		return Session{}, err
@@ -380,4 +388,31 @@ func ResolveParallelism(settings map[string]string, fallback int) int {
 		}
 	}
 	return fallback
+}
+
+// MaxMaxStringBytes is the largest braid.exec.max-string-bytes: 1 GiB, so
+// that a batch column of such values still fits Arrow's 2 GiB offsets.
+const MaxMaxStringBytes = 1 << 30
+
+// parseByteSize reads a size in bytes as Flink's memory sizes are
+// written: a whole number with an optional unit b, k/kb, m/mb, g/gb
+// (powers of 1024), any case, with or without a space ("16mb", "16 MB",
+// "1048576"). It must come to 1 byte up to MaxMaxStringBytes.
+func parseByteSize(key, v string) (int, error) {
+	t := strings.ToLower(strings.TrimSpace(v))
+	mult := int64(1)
+	for _, u := range []struct {
+		suffix string
+		mult   int64
+	}{{"kb", 1 << 10}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1 << 10}, {"m", 1 << 20}, {"g", 1 << 30}, {"b", 1}} {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	n, err := strconv.ParseInt(t, 10, 64)
+	if err != nil || n < 1 || n > MaxMaxStringBytes/mult {
+		return 0, fmt.Errorf("invalid value '%s' for '%s': it must be a size from 1 byte to 1 GiB, such as '16mb' or '1048576'", v, key)
+	}
+	return int(n * mult), nil
 }

@@ -3,6 +3,7 @@ package jobgraph
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 
 	braidv1 "github.com/braidflow/braid/proto/braid/v1"
@@ -87,6 +88,9 @@ func (g *Graph) Proto() (*braidv1.JobGraph, error) {
 		Config:         map[string]string{OptLocalTimeZone: g.Session.TimeZone},
 		Checkpoint:     w.checkpoint(g.Checkpoint),
 		Restart:        w.restart(g.Restart),
+	}
+	if n := g.Session.MaxStringBytes; n > 0 {
+		pg.Config[OptMaxStringBytes] = strconv.Itoa(n)
 	}
 	if p := g.Savepoint.Path; p != "" {
 		pg.Config[OptSavepointPath] = p

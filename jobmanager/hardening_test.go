@@ -78,3 +78,29 @@ func TestHealthAndReadiness(t *testing.T) {
 		t.Fatal("/healthz answers after Close")
 	}
 }
+
+// TestMaxStringBytesOption: a session sets the limit on the strings
+// functions build (braid.exec.max-string-bytes, in Flink's memory-size
+// syntax); a value over it fails the query naming the option, one under
+// it is computed, and a bad setting is refused naming the option.
+func TestMaxStringBytesOption(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	s := openSession(t, c)
+	// 'aaaa' with each a replaced by 500 b's: 2,000 bytes.
+	query := "SELECT CHAR_LENGTH(REPLACE(s, 'a', '" + strings.Repeat("b", 500) + "')) FROM (VALUES ('aaaa')) AS t(s);"
+	equal(t, "under the default limit", run(t, s, query).rows, []string{"+I[2000]"})
+	run(t, s, "SET 'braid.exec.max-string-bytes' = '1kb';")
+	if err := execErr(t, s, query); !strings.Contains(err.Error(), "braid.exec.max-string-bytes") || !strings.Contains(err.Error(), "REPLACE") {
+		t.Errorf("over a 1kb limit: %v, want an error naming REPLACE and the option", err)
+	}
+	run(t, s, "SET 'braid.exec.max-string-bytes' = '4 KB';")
+	equal(t, "under a 4 KB limit", run(t, s, query).rows, []string{"+I[2000]"})
+	for _, bad := range []string{"0", "-5", "2gb", "lots"} {
+		err := execErr(t, s, "SET 'braid.exec.max-string-bytes' = '"+bad+"';")
+		if !strings.Contains(err.Error(), "'braid.exec.max-string-bytes'") {
+			t.Errorf("SET to %q: %v, want an error naming the option", bad, err)
+		}
+	}
+}

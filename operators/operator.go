@@ -109,6 +109,9 @@ type Context struct {
 	// TimeZone is the session's time zone (table.local-time-zone), which
 	// the runtime loads once per subtask; nil is UTC.
 	TimeZone *time.Location
+	// MaxStringBytes limits the string and binary values functions build
+	// (braid.exec.max-string-bytes); 0 is expr.DefaultMaxStringBytes.
+	MaxStringBytes int
 	// Bounded is true when every source should read what exists now and stop.
 	Bounded bool
 	// Checkpointing is true when the job takes periodic checkpoints, so a
@@ -134,8 +137,10 @@ type Context struct {
 }
 
 // Env returns the environment expressions evaluate in: the session's time
-// zone.
-func (c *Context) Env() *expr.Env { return &expr.Env{Location: c.TimeZone} }
+// zone and string limit.
+func (c *Context) Env() *expr.Env {
+	return &expr.Env{Location: c.TimeZone, MaxStringBytes: c.MaxStringBytes}
+}
 
 // Keyed returns the operator's namespace in the subtask's keyed state and
 // the job's max parallelism (its number of key groups). It fails when the
