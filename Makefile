@@ -7,7 +7,7 @@ export GOTOOLCHAIN := local
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 
-.PHONY: all build demo test test-short test-faults proto bench fuzz lint fmt vet clean
+.PHONY: all build demo test test-short test-faults proto bench fuzz lint vulncheck fmt vet clean
 
 all: build
 
@@ -55,6 +55,20 @@ fuzz:
 		echo "--- $$name ($$pkg, $(FUZZTIME))"; \
 		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime $(FUZZTIME) -fuzzminimizetime 5s $$pkg || exit 1; \
 	done
+
+## vulncheck: govulncheck against a vulnerability database built from the
+## golang.org/x/vulndb module (the Go module proxy serves it, so vuln.go.dev
+## need not be reachable); fails on a vulnerability Braid's code calls in a
+## required module, warns on the Go toolchain's own (.ci/vulns.py).
+VULNDB_VERSION := v0.0.0-20261105234957-e22db6528018
+GOVULNCHECK_VERSION := v1.9.0
+vulncheck:
+	@test -f bin/vulndb-$(VULNDB_VERSION)/index/db.json || { \
+		dir=$$(cd /tmp && $(GO) mod download -json golang.org/x/vulndb@$(VULNDB_VERSION) | python3 -c 'import json,sys; print(json.load(sys.stdin)["Dir"])') && \
+		(cd /tmp && $(GO) run golang.org/x/vulndb/cmd/indexdb@$(VULNDB_VERSION) -vulns $$dir/data/osv -out $(CURDIR)/bin/vulndb-$(VULNDB_VERSION)); }
+	GOBIN=$(CURDIR)/bin $(GO) install golang.org/x/vuln/cmd/govulncheck@$(GOVULNCHECK_VERSION)
+	bin/govulncheck -db file://$(CURDIR)/bin/vulndb-$(VULNDB_VERSION) -format json ./... > bin/vulns.json
+	python3 .ci/vulns.py < bin/vulns.json
 
 ## lint: staticcheck (installed into bin/ from the Go module proxy).
 STATICCHECK_VERSION := v0.8.2
