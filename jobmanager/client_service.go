@@ -87,12 +87,9 @@ func (s *clientService) DescribeJob(ctx context.Context, req *braidv1.DescribeJo
 	if w := s.jm.waits.summary(req.JobId, caller(ctx)); w != nil {
 		return &braidv1.DescribeJobResponse{Job: w}, nil
 	}
-	rec, err := s.jm.store.GetJob(ctx, req.JobId)
-	if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(caller(ctx), rec.Owner))) {
-		return nil, notFound(req.JobId)
-	}
+	rec, err := s.visibleRecord(ctx, req.JobId)
 	if err != nil {
-		return nil, status.Error(codes.Unavailable, err.Error())
+		return nil, err
 	}
 	resp := &braidv1.DescribeJobResponse{Job: s.jm.summary(rec)}
 	if j := s.jm.job(req.JobId); j != nil {
@@ -154,12 +151,8 @@ func (s *clientService) CancelJob(ctx context.Context, req *braidv1.CancelJobReq
 	// NB: the owner of a job may cancel it (a viewer's SELECT, say); to
 	// anyone else but an admin it is not found, as in DescribeJob.
 	if who := caller(ctx); !who.IsAdmin() && s.jm.waits.summary(req.JobId, who) == nil {
-		rec, err := s.jm.store.GetJob(ctx, req.JobId)
-		if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(who, rec.Owner))) {
-			return nil, notFound(req.JobId)
-		}
-		if err != nil {
-			return nil, status.Error(codes.Unavailable, err.Error())
+		if _, err := s.visibleRecord(ctx, req.JobId); err != nil {
+			return nil, err
 		}
 	}
 	if err := s.jm.CancelJob(ctx, req.JobId); err != nil {
@@ -199,4 +192,17 @@ func (s *clientService) RescaleJob(ctx context.Context, req *braidv1.RescaleJobR
 		return nil, err
 	}
 	return &braidv1.RescaleJobResponse{Path: path, JobId: id}, nil
+}
+
+// visibleRecord returns the etcd record of job id when the caller may see
+// it; a job it may not see is not found, exactly as a missing one.
+func (s *clientService) visibleRecord(ctx context.Context, id string) (*metastore.JobRecord, error) {
+	rec, err := s.jm.store.GetJob(ctx, id)
+	if errors.Is(err, metastore.ErrNotFound) || (err == nil && (rec == nil || !sees(caller(ctx), rec.Owner))) {
+		return nil, notFound(id)
+	}
+	if err != nil {
+		return nil, status.Error(codes.Unavailable, err.Error())
+	}
+	return rec, nil
 }
