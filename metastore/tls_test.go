@@ -2,49 +2,15 @@ package metastore
 
 import (
 	"context"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"go.etcd.io/etcd/client/pkg/v3/transport"
-	"go.etcd.io/etcd/server/v3/embed"
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/internal/etcdtest"
 	"github.com/braidflow/braid/internal/memberauth/testcerts"
 )
-
-// startTLSEtcd starts an etcd that serves clients over TLS only and
-// requires a client certificate signed by ca; it returns the client
-// endpoint.
-func startTLSEtcd(t *testing.T, ca *testcerts.CA) string {
-	t.Helper()
-	cert, key, caFile := ca.Member(t, t.TempDir())
-	cp, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	pp, err := freePort()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := embedConfig(t.TempDir(), cp, pp, zap.NewNop())
-	curl := cfg.ListenClientUrls[0]
-	curl.Scheme = "https"
-	cfg.ListenClientUrls, cfg.AdvertiseClientUrls = []url.URL{curl}, []url.URL{curl}
-	cfg.ClientTLSInfo = transport.TLSInfo{CertFile: cert, KeyFile: key, TrustedCAFile: caFile, ClientCertAuth: true}
-	e, err := embed.StartEtcd(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(e.Close)
-	select {
-	case <-e.Server.ReadyNotify():
-	case <-time.After(readyTimeout):
-		t.Fatal("etcd not ready")
-	}
-	return curl.Host
-}
 
 // TestConnectOverTLS: an etcd that requires client certificates is
 // reached with the CA and a client certificate, and refuses a client
@@ -52,7 +18,7 @@ func startTLSEtcd(t *testing.T, ca *testcerts.CA) string {
 // names the endpoint and points at TLS.
 func TestConnectOverTLS(t *testing.T) {
 	ca := testcerts.NewCA(t, "etcd")
-	endpoint := startTLSEtcd(t, ca)
+	endpoint := etcdtest.StartTLS(t, ca)
 	cert, key, caFile := ca.Member(t, t.TempDir())
 	tlsCfg, err := TLSFiles{CertFile: cert, KeyFile: key, CAFile: caFile}.Config()
 	if err != nil {

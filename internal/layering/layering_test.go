@@ -59,6 +59,8 @@ var allowed = map[string][]string{
 	"internal/clientauth": {},
 	// The gRPC message size limits of every connection.
 	"internal/msgsize": {},
+	// internal/etcdtest starts etcd servers for tests.
+	"internal/etcdtest": {"internal/memberauth/testcerts"},
 }
 
 func TestLayering(t *testing.T) {
