@@ -224,6 +224,7 @@ type DatagenSource struct {
 	seed    int64
 	limit   int64 // rows this subtask emits; -1 unbounded
 	rate    float64
+	batch   int64 // the most rows per batch
 	subtask int
 	par     int
 	// done counts the rows passed to Emit.
@@ -311,6 +312,7 @@ func (s *DatagenSource) Open(ctx *operators.Context) error {
 		return fmt.Errorf("datagen table %s: checkpointed position %d is past this subtask's %d rows", s.spec.Table, s.done, s.limit)
 	}
 	s.rate = s.spec.RowsPerSecond / float64(p)
+	s.batch = int64(batchRows(ctx, maxBatchRows))
 	return nil
 }
 
@@ -371,11 +373,11 @@ func (s *DatagenSource) rowBytes() int64 {
 
 // Run implements operators.Source.
 func (s *DatagenSource) Run(ctx context.Context, out operators.Collector) error {
-	batch := int64(maxBatchRows)
+	batch := max(s.batch, 1)
 	if s.rate > 0 {
 		// About a tenth of a second of rows per batch keeps latency low at
 		// small rates and batches large at high ones.
-		batch = min(max(int64(s.rate/10), 1), maxBatchRows)
+		batch = min(max(int64(s.rate/10), 1), batch)
 	}
 	if w := s.rowBytes(); w > 0 {
 		batch = min(batch, max(datagenBatchBytes/w, 1))

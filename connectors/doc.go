@@ -24,8 +24,9 @@
 // names. Each record's value is one Arrow IPC stream: the table's schema
 // (types.Schema.ArrowSchema, trailing "$op" column included) and one record
 // batch, so row kinds survive the round trip and a reader needs no other
-// metadata. Sources emit batches of at most 4096 rows that they own until
-// Emit returns; sinks borrow the batches they are given.
+// metadata. Sources emit batches of at most 4096 rows (the session's
+// braid.exec.source.batch-size sets another size; a managed table's source
+// emits the batches its writers wrote) that they own until Emit returns; sinks borrow the batches they are given.
 //
 // Every source is an operators.Checkpointer whose position is a small
 // versioned JSON object (source_position.go): values its next row, datagen

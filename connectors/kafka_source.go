@@ -40,7 +40,8 @@ func kafkaError(op, topic string, brokers []string, err error) error {
 // the offsets its startup mode names, listed when Run starts. A bounded
 // source reads up to the last stable offsets listed at the same time and
 // then returns nil; an unbounded one polls until its context is cancelled.
-// Rows are emitted in insert-only batches of up to 4096 rows, at the latest
+// Rows are emitted in insert-only batches of up to 4096 rows (or
+// braid.exec.source.batch-size), at the latest
 // after each poll.
 //
 // Its position (SnapshotState) is the topic and the next offset of every
@@ -55,6 +56,8 @@ func kafkaError(op, topic string, brokers []string, err error) error {
 type KafkaSource struct {
 	spec jobgraph.KafkaSourceSpec
 	log  logReader
+	// batch is the most rows per batch.
+	batch int
 	// pending holds the positions of checkpoints not yet completed, to
 	// commit to the consumer group; only with a group.
 	pending map[int64]map[int32]int64
@@ -88,13 +91,14 @@ func NewKafkaSource(spec jobgraph.KafkaSourceSpec) *KafkaSource {
 // Open implements operators.Source. It restores the position from
 // ctx.Restore.
 func (s *KafkaSource) Open(ctx *operators.Context) error {
+	s.batch = batchRows(ctx, kafkaBatchRows)
 	return s.log.open(ctx.Restore, ctx.Subtask, ctx.Parallelism, ctx.Logger)
 }
 
 // Run implements operators.Source. The Kafka client it creates is closed
 // before it returns.
 func (s *KafkaSource) Run(ctx context.Context, out operators.Collector) error {
-	dec := &jsonRecords{dec: newJSONDecoder(s.spec.Schema, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors)}
+	dec := &jsonRecords{dec: newJSONDecoder(s.spec.Schema, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors), batch: max(s.batch, 1)}
 	defer dec.dec.Release()
 	return s.log.run(ctx, out, dec)
 }
@@ -145,16 +149,19 @@ func minKey(m map[int64]map[int32]int64) int64 {
 	return k
 }
 
-// jsonRecords decodes JSON record values into batches of up to
-// kafkaBatchRows rows.
-type jsonRecords struct{ dec *jsonDecoder }
+// jsonRecords decodes JSON record values into batches of up to batch
+// rows.
+type jsonRecords struct {
+	dec   *jsonDecoder
+	batch int
+}
 
 func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
 	if _, err := j.dec.Decode(r.Value); err != nil {
 		return false, types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
 			r.Topic, r.Partition, r.Offset, err), types.ClassUser)
 	}
-	return j.dec.Rows() >= kafkaBatchRows, nil
+	return j.dec.Rows() >= j.batch, nil
 }
 
 func (j *jsonRecords) flush(out operators.Collector) error {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -232,16 +233,28 @@ func TestValues(t *testing.T) {
 			t.Errorf("batch sizes %v, want [4096 904]", c.sizes)
 		}
 	}
+	// braid.exec.source.batch-size sets the batch size.
+	src, err := operators.NewSource(&spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := newCollector(schema)
+	if err := runSource(t, context.Background(), src, &operators.Context{Parallelism: 1, SourceBatchRows: 1000}, c); err != nil {
+		t.Fatal(err)
+	}
+	if !equalStrings(c.Rows(), want) || !reflect.DeepEqual(c.sizes, []int{1000, 1000, 1000, 1000, 1000}) {
+		t.Errorf("batch size 1000: %d rows in batches %v", len(c.Rows()), c.sizes)
+	}
 	// Expressions that are not literals are evaluated: 40 + 2, cast.
 	sum, err := expr.ResolveCall("+", []*expr.Expr{expr.Literal(int64(40), types.Int.WithNullable(false)), expr.Literal(int64(2), types.Int.WithNullable(false))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	src, err := NewValuesSource(jobgraph.ValuesSpec{Schema: schema[:1], Rows: [][]*expr.Expr{{expr.Cast(sum, types.Int)}}})
+	src, err = NewValuesSource(jobgraph.ValuesSpec{Schema: schema[:1], Rows: [][]*expr.Expr{{expr.Cast(sum, types.Int)}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := newCollector(schema[:1])
+	c = newCollector(schema[:1])
 	if err := runSource(t, context.Background(), src, &operators.Context{Parallelism: 1}, c); err != nil {
 		t.Fatal(err)
 	}

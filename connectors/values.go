@@ -25,8 +25,18 @@ func init() {
 	})
 }
 
-// maxBatchRows is the most rows a connector puts in one batch.
+// maxBatchRows is the most rows a connector puts in one batch unless the
+// session's braid.exec.source.batch-size sets another size.
 const maxBatchRows = 4096
+
+// batchRows is the most rows a source puts in one batch: the session's
+// braid.exec.source.batch-size when set, else def.
+func batchRows(ctx *operators.Context, def int) int {
+	if ctx.SourceBatchRows > 0 {
+		return ctx.SourceBatchRows
+	}
+	return def
+}
 
 // ValuesSource emits the constant rows of an INSERT ... VALUES as +I rows,
 // in order, in batches of up to maxBatchRows, from subtask 0 only; other
@@ -42,6 +52,8 @@ type ValuesSource struct {
 	env     *expr.Env
 	// next is the index of the next row to emit.
 	next int
+	// batch is the most rows per batch.
+	batch int
 }
 
 var (
@@ -78,6 +90,7 @@ func (s *ValuesSource) Open(ctx *operators.Context) error {
 	s.subtask = ctx.Subtask
 	s.env = ctx.Env()
 	s.next = 0
+	s.batch = batchRows(ctx, maxBatchRows)
 	if r := ctx.Restore; r.ID != 0 && s.subtask == 0 && len(r.State) > 0 && len(r.State[0]) > 0 {
 		var pos valuesPosition
 		if err := decodePosition("values", r.State[0], &pos, &pos.V); err != nil {
@@ -100,7 +113,7 @@ func (s *ValuesSource) Run(ctx context.Context, out operators.Collector) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		to := min(s.next+maxBatchRows, len(s.spec.Rows))
+		to := min(s.next+max(s.batch, 1), len(s.spec.Rows))
 		b, err := s.build(s.spec.Rows[s.next:to])
 		if err != nil {
 			return err

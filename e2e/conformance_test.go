@@ -105,6 +105,28 @@ func TestConformanceLocal(t *testing.T) {
 	}
 }
 
+// TestConformanceSettings runs each supported case at parallelism 1 and 4,
+// with sources emitting batches of 1 row and of 1024 rows: the final result
+// must be the case's in every combination.
+func TestConformanceSettings(t *testing.T) {
+	for _, name := range supported {
+		c := loadCase(t, name)
+		for _, par := range []int{1, 4} {
+			for _, batch := range []int{1, 1024} {
+				t.Run(fmt.Sprintf("%s/p%d-batch%d", name, par, batch), func(t *testing.T) {
+					script := fmt.Sprintf("SET 'parallelism.default' = '%d';\nSET 'braid.exec.source.batch-size' = '%d';\n%s", par, batch, c.sql)
+					path := filepath.Join(t.TempDir(), name+".sql")
+					if err := os.WriteFile(path, []byte(script), 0o644); err != nil {
+						t.Fatal(err)
+					}
+					stdout, stderr, err := braid(t, 2*time.Minute, "sql", "--local", "-f", path, "--format", "tsv")
+					checkResult(t, c, stdout, stderr, err)
+				})
+			}
+		}
+	}
+}
+
 // TestConformanceProcesses runs each supported case against one long-running
 // cluster of three processes (a job manager and two task managers), each case
 // in a database of its own because the catalog is persistent.

@@ -99,6 +99,10 @@ type Session struct {
 	// binary value a function may build, in bytes; 0 means
 	// expr.DefaultMaxStringBytes. The runtime hands it to operators.Context.
 	MaxStringBytes int
+	// SourceBatchRows is braid.exec.source.batch-size: the most rows a
+	// VALUES, datagen or Kafka source puts in one batch; 0 leaves each
+	// source its own size. The runtime hands it to operators.Context.
+	SourceBatchRows int
 }
 
 // SavepointRestore names the savepoint a job's first attempt restores

@@ -118,11 +118,14 @@ func (s RestartStrategy) Validate() error {
 	return nil
 }
 
-// Validate checks that s's time zone loads and its string limit is in
-// range.
+// Validate checks that s's time zone loads and its string limit and batch
+// size are in range.
 func (s Session) Validate() error {
 	if s.MaxStringBytes < 0 || s.MaxStringBytes > MaxMaxStringBytes {
 		return fmt.Errorf("invalid value '%d' for '%s': it must be from 1 to %d bytes (1 GiB)", s.MaxStringBytes, OptMaxStringBytes, MaxMaxStringBytes)
+	}
+	if s.SourceBatchRows < 0 || s.SourceBatchRows > MaxSourceBatchRows {
+		return fmt.Errorf("invalid value '%d' for '%s': it must be an integer from 1 to %d", s.SourceBatchRows, OptSourceBatchSize, MaxSourceBatchRows)
 	}
 	_, err := types.LoadZone(s.TimeZone)
 	return err

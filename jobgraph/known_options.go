@@ -17,7 +17,10 @@ const (
 	OptLocalTimeZone = "table.local-time-zone"
 	// OptMaxStringBytes is Braid's own limit on the string and binary
 	// values functions build (Session.MaxStringBytes).
-	OptMaxStringBytes   = expr.MaxStringBytesOption
+	OptMaxStringBytes = expr.MaxStringBytesOption
+	// OptSourceBatchSize is Braid's own: the most rows a source puts in
+	// one batch (Session.SourceBatchRows).
+	OptSourceBatchSize  = "braid.exec.source.batch-size"
 	OptParallelism      = "parallelism.default"
 	OptTableParallelism = "table.exec.resource.default-parallelism"
 	OptMaxParallelism   = "pipeline.max-parallelism"
@@ -48,8 +51,9 @@ var knownOptions = map[string]func(key, v string) error{
 		_, err := parseByteSize(key, v)
 		return err
 	},
-	OptParallelism:    intRange(1, maxMaxParallelism),
-	OptMaxParallelism: intRange(1, maxMaxParallelism),
+	OptSourceBatchSize: intRange(1, MaxSourceBatchRows),
+	OptParallelism:     intRange(1, maxMaxParallelism),
+	OptMaxParallelism:  intRange(1, maxMaxParallelism),
 	OptTableParallelism: func(key, v string) error {
 		if strings.TrimSpace(v) == "-1" {
 			return nil

@@ -330,8 +330,8 @@ func parseFloatOption(key, v string, min, max float64) (float64, error) {
 }
 
 // ResolveSession reads the session settings the operators of a job use:
-// table.local-time-zone, "UTC" when unset or empty, and
-// braid.exec.max-string-bytes. The error names the option and the bad
+// table.local-time-zone, "UTC" when unset or empty,
+// braid.exec.max-string-bytes and braid.exec.source.batch-size. The error names the option and the bad
 // value.
 func ResolveSession(settings map[string]string) (Session, error) {
 	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone])}
@@ -344,6 +344,12 @@ func ResolveSession(settings map[string]string) (Session, error) {
 			return Session{}, err
 		}
 		s.MaxStringBytes = n
+	}
+	if v, ok := settings[OptSourceBatchSize]; ok {
+		if err := intRange(1, MaxSourceBatchRows)(OptSourceBatchSize, v); err != nil {
+			return Session{}, err
+		}
+		s.SourceBatchRows, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
 	if err := s.Validate(); err != nil {
 		return Session{}, err
@@ -389,6 +395,9 @@ func ResolveParallelism(settings map[string]string, fallback int) int {
 	}
 	return fallback
 }
+
+// MaxSourceBatchRows is the largest braid.exec.source.batch-size.
+const MaxSourceBatchRows = 65536
 
 // MaxMaxStringBytes is the largest braid.exec.max-string-bytes: 1 GiB, so
 // that a batch column of such values still fits Arrow's 2 GiB offsets.

@@ -163,6 +163,8 @@ func TestCheckOption(t *testing.T) {
 		{"parallelism.default", "0", "invalid value '0' for 'parallelism.default': it must be an integer from 1 to 32768"},
 		{"table.dml-sync", "yes", "invalid value 'yes' for 'table.dml-sync': use true or false"},
 		{"execution.runtime-mode", "batch", "invalid value 'batch' for 'execution.runtime-mode': use streaming"},
+		{"braid.exec.source.batch-size", "1", ""},
+		{"braid.exec.source.batch-size", "0", "invalid value '0' for 'braid.exec.source.batch-size': it must be an integer from 1 to 65536"},
 	} {
 		err := CheckOption(tc.key, tc.value)
 		if tc.err == "" {
@@ -224,6 +226,13 @@ func TestResolveSession(t *testing.T) {
 	if _, err := ResolveSession(map[string]string{OptLocalTimeZone: "Nowhere/Land"}); err == nil ||
 		!strings.Contains(err.Error(), "invalid time zone 'Nowhere/Land' in table.local-time-zone") {
 		t.Errorf("bad zone: %v", err)
+	}
+	if s, err := ResolveSession(map[string]string{OptSourceBatchSize: " 7"}); s.SourceBatchRows != 7 || err != nil {
+		t.Errorf("batch size: %+v, %v", s, err)
+	}
+	if _, err := ResolveSession(map[string]string{OptSourceBatchSize: "65537"}); err == nil ||
+		!strings.Contains(err.Error(), "from 1 to 65536") {
+		t.Errorf("batch size too large: %v", err)
 	}
 	if sp := ResolveSavepointRestore(map[string]string{OptSavepointPath: "/sp", OptSavepointIgnore: "True"}); sp != (SavepointRestore{Path: "/sp", IgnoreUnclaimedState: true}) {
 		t.Errorf("savepoint %+v", sp)

@@ -92,6 +92,9 @@ func (g *Graph) Proto() (*braidv1.JobGraph, error) {
 	if n := g.Session.MaxStringBytes; n > 0 {
 		pg.Config[OptMaxStringBytes] = strconv.Itoa(n)
 	}
+	if n := g.Session.SourceBatchRows; n > 0 {
+		pg.Config[OptSourceBatchSize] = strconv.Itoa(n)
+	}
 	if p := g.Savepoint.Path; p != "" {
 		pg.Config[OptSavepointPath] = p
 		if g.Savepoint.IgnoreUnclaimedState {

@@ -38,7 +38,8 @@ func TestProtoRoundTrip(t *testing.T) {
 	if !bytes.Equal(b1, b2) {
 		t.Fatal("the wire form changed on a second trip")
 	}
-	want := map[string]string{OptLocalTimeZone: "Asia/Shanghai", OptSavepointPath: "/sp/savepoint-3", OptSavepointIgnore: "true"}
+	want := map[string]string{OptLocalTimeZone: "Asia/Shanghai", OptSavepointPath: "/sp/savepoint-3", OptSavepointIgnore: "true",
+		OptMaxStringBytes: "1048576", OptSourceBatchSize: "16"}
 	if !reflect.DeepEqual(pg.Config, want) {
 		t.Errorf("config %v, want %v", pg.Config, want)
 	}

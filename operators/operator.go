@@ -112,6 +112,9 @@ type Context struct {
 	// MaxStringBytes limits the string and binary values functions build
 	// (braid.exec.max-string-bytes); 0 is expr.DefaultMaxStringBytes.
 	MaxStringBytes int
+	// SourceBatchRows is the most rows a source should put in one batch
+	// (braid.exec.source.batch-size); 0 leaves the source its own size.
+	SourceBatchRows int
 	// Bounded is true when every source should read what exists now and stop.
 	Bounded bool
 	// Checkpointing is true when the job takes periodic checkpoints, so a

@@ -168,6 +168,7 @@ func NewSubtask(t Task) (*Subtask, error) {
 	s.octx.KeyGroups = types.KeyGroupRangeFor(t.Subtask, v.Parallelism, g.MaxParallelism)
 	s.octx.TimeZone = loc
 	s.octx.MaxStringBytes = g.Session.MaxStringBytes
+	s.octx.SourceBatchRows = g.Session.SourceBatchRows
 	s.octx.Bounded = g.Bounded
 	s.octx.Checkpointing = g.Checkpoint.Enabled()
 	s.octx.SavepointsOnly = !s.octx.Checkpointing
