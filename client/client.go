@@ -182,6 +182,9 @@ type JobSummary struct {
 	Start  time.Time
 	End    time.Time
 	Error  string
+	// Owner is the principal that submitted the job; "" when the job
+	// manager authenticates no clients.
+	Owner string
 }
 
 // JobDetail is a job with its vertices and where their subtasks run.
@@ -236,6 +239,7 @@ func jobFromProto(j *braidv1.JobSummary) JobSummary {
 		Start:  fromUnixMs(j.GetStartTimeUnixMs()),
 		End:    fromUnixMs(j.GetEndTimeUnixMs()),
 		Error:  j.GetError(),
+		Owner:  j.GetOwner(),
 	}
 }
 

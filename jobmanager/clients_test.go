@@ -211,6 +211,17 @@ func TestJobsBelongToTheirOwner(t *testing.T) {
 	equal(t, "carol's jobs", listed(carol), nil)
 	equal(t, "alice's jobs", listed(alice), []string{bobJob, aliceJob})
 	equal(t, "SHOW JOBS as bob", column0(run(t, bobSession, "SHOW JOBS;").rows), []string{bobJob})
+	all, err := alice.ListJobs(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owners := map[string]string{}
+	for _, j := range all {
+		owners[j.ID] = j.Owner
+	}
+	if owners[aliceJob] != "alice" || owners[bobJob] != "bob" {
+		t.Errorf("owners %v, want alice's and bob's", owners)
+	}
 
 	_, missing := carol.DescribeJob(ctx, "0123456789abcdef")
 	for _, id := range []string{aliceJob, bobJob} {

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"text/tabwriter"
@@ -20,6 +21,15 @@ func JobList(w io.Writer, jobs []client.JobSummary, now time.Time, loc *time.Loc
 		loc = time.UTC
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	// The OWNER column shows only when a job has one: a job manager
+	// without client authentication has no owners.
+	owners := false
+	for _, j := range jobs {
+		owners = owners || j.Owner != ""
+	}
+	if owners {
+		fmt.Fprint(tw, "OWNER\t")
+	}
 	fmt.Fprintln(tw, "JOB ID\tNAME\tSTATUS\tSTART TIME\tDURATION / ERROR")
 	for _, j := range jobs {
 		start, last := "-", "-"
@@ -33,6 +43,9 @@ func JobList(w io.Writer, jobs []client.JobSummary, now time.Time, loc *time.Loc
 		}
 		if j.Error != "" {
 			last = oneLine(j.Error)
+		}
+		if owners {
+			fmt.Fprintf(tw, "%s\t", cmp.Or(j.Owner, "-"))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", j.ID, j.Name, j.Status, start, last)
 	}
@@ -50,6 +63,9 @@ func JobDetail(w io.Writer, d client.JobDetail, now time.Time, loc *time.Locatio
 	}
 	j := d.Job
 	fmt.Fprintf(w, "Job ID:   %s\nName:     %s\nStatus:   %s\n", j.ID, j.Name, j.Status)
+	if j.Owner != "" {
+		fmt.Fprintf(w, "Owner:    %s\n", j.Owner)
+	}
 	if !j.Start.IsZero() {
 		end := j.End
 		if end.IsZero() {

@@ -365,6 +365,26 @@ j3      done           FINISHED  2025-05-01 10:00:00  2s
 	}
 }
 
+// TestJobListOwners shows the OWNER column once a job has an owner.
+func TestJobListOwners(t *testing.T) {
+	start := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	jobs := []client.JobSummary{
+		{ID: "j1", Name: "q", Status: "RUNNING", Start: start, Owner: "alice"},
+		{ID: "j2", Name: "q", Status: "RUNNING", Start: start},
+	}
+	var buf bytes.Buffer
+	if err := JobList(&buf, jobs, start.Add(time.Second), nil); err != nil {
+		t.Fatal(err)
+	}
+	want := `OWNER  JOB ID  NAME  STATUS   START TIME           DURATION / ERROR
+alice  j1      q     RUNNING  2025-05-01 10:00:00  1s
+-      j2      q     RUNNING  2025-05-01 10:00:00  1s
+`
+	if got := buf.String(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}
+
 func TestJobDetail(t *testing.T) {
 	d := client.JobDetail{
 		Job: client.JobSummary{ID: "j1", Name: "n", Status: "RUNNING"},

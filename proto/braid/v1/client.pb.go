@@ -763,8 +763,11 @@ type JobSummary struct {
 	StartTimeUnixMs int64                  `protobuf:"varint,4,opt,name=start_time_unix_ms,json=startTimeUnixMs,proto3" json:"start_time_unix_ms,omitempty"`
 	EndTimeUnixMs   int64                  `protobuf:"varint,5,opt,name=end_time_unix_ms,json=endTimeUnixMs,proto3" json:"end_time_unix_ms,omitempty"`
 	Error           string                 `protobuf:"bytes,6,opt,name=error,proto3" json:"error,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// The principal that submitted the job; empty for an anonymous caller
+	// (a job manager that authenticates no clients).
+	Owner         string `protobuf:"bytes,7,opt,name=owner,proto3" json:"owner,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *JobSummary) Reset() {
@@ -835,6 +838,13 @@ func (x *JobSummary) GetEndTimeUnixMs() int64 {
 func (x *JobSummary) GetError() string {
 	if x != nil {
 		return x.Error
+	}
+	return ""
+}
+
+func (x *JobSummary) GetOwner() string {
+	if x != nil {
+		return x.Owner
 	}
 	return ""
 }
@@ -1640,7 +1650,7 @@ const file_braid_v1_client_proto_rawDesc = "" +
 	"\tResultEnd\x12\x1d\n" +
 	"\n" +
 	"job_status\x18\x01 \x01(\tR\tjobStatus\"\x11\n" +
-	"\x0fListJobsRequest\"\xbb\x01\n" +
+	"\x0fListJobsRequest\"\xd1\x01\n" +
 	"\n" +
 	"JobSummary\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x12\n" +
@@ -1648,7 +1658,8 @@ const file_braid_v1_client_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12+\n" +
 	"\x12start_time_unix_ms\x18\x04 \x01(\x03R\x0fstartTimeUnixMs\x12'\n" +
 	"\x10end_time_unix_ms\x18\x05 \x01(\x03R\rendTimeUnixMs\x12\x14\n" +
-	"\x05error\x18\x06 \x01(\tR\x05error\"<\n" +
+	"\x05error\x18\x06 \x01(\tR\x05error\x12\x14\n" +
+	"\x05owner\x18\a \x01(\tR\x05owner\"<\n" +
 	"\x10ListJobsResponse\x12(\n" +
 	"\x04jobs\x18\x01 \x03(\v2\x14.braid.v1.JobSummaryR\x04jobs\"+\n" +
 	"\x12DescribeJobRequest\x12\x15\n" +
