@@ -105,6 +105,17 @@ func (s *MemStore) DropTable(_ context.Context, database, name string) error {
 	return nil
 }
 
+// NumTables returns the number of tables and views in every database.
+func (s *MemStore) NumTables() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, tables := range s.mu.dbs {
+		n += len(tables)
+	}
+	return n
+}
+
 func (s *MemStore) ListTables(_ context.Context, database string) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -333,6 +333,9 @@ func (x *execution) createTable(ctx context.Context, st *ast.CreateTableStmt) er
 	}
 	store := x.s.store
 	if t.Temporary {
+		if err := x.checkTemporaryRoom(st.Name.Pos); err != nil {
+			return err
+		}
 		store = x.s.temp
 	}
 	if err := store.CreateTable(ctx, t); err != nil {

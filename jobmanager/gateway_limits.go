@@ -14,6 +14,7 @@ import (
 	"github.com/braidflow/braid/internal/clientauth"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/planner"
+	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
 
@@ -90,6 +91,16 @@ func (g *SQLGateway) expire(now time.Time) {
 			g.log.Info("session expired", zap.String("session", s.id), zap.Duration("idle", now.Sub(s.lastUsed)))
 		}
 	}
+}
+
+// checkTemporaryRoom refuses a new temporary table or view, at pos, in a
+// session that holds SessionMaxTemporary of them.
+func (x *execution) checkTemporaryRoom(pos ast.Pos) error {
+	if n := x.s.temp.NumTables(); n >= x.g.limits.SessionMaxTemporary {
+		return status.Error(codes.ResourceExhausted, userErr(pos,
+			"this session holds %d temporary tables and views, the limit per session (--session-max-temporary = %d); drop one first", n, x.g.limits.SessionMaxTemporary).Error())
+	}
+	return nil
 }
 
 // checkSessionSize refuses session options over SessionMaxOptions or

@@ -110,6 +110,21 @@ func TestSessionLimits(t *testing.T) {
 		[]string{"+I[parallelism.default, 2]", "+I[table.exec.state.ttl, 1 h]", "+I[table.local-time-zone, UTC]"})
 }
 
+// TestSessionMaxTemporary: a session holds at most SessionMaxTemporary
+// temporary tables and views; dropping one makes room.
+func TestSessionMaxTemporary(t *testing.T) {
+	_, c := startLimitedCluster(t, jobmanager.Limits{SessionMaxTemporary: 2})
+	s := openSession(t, c)
+	run(t, s, "CREATE TEMPORARY TABLE t1 (a INT) WITH ('connector' = 'blackhole');")
+	run(t, s, "CREATE TEMPORARY VIEW v1 AS SELECT 1 AS a;")
+	wantExhausted(t, "a third temporary table", execErr(t, s, "CREATE TEMPORARY TABLE t2 (a INT) WITH ('connector' = 'blackhole');"),
+		"line 1, column 24", "2 temporary tables and views", "--session-max-temporary = 2")
+	wantExhausted(t, "a third temporary view", execErr(t, s, "CREATE TEMPORARY VIEW v2 AS SELECT 1 AS a;"), "--session-max-temporary = 2")
+	run(t, s, "CREATE TABLE p (a INT) WITH ('connector' = 'blackhole');") // permanent tables do not count
+	run(t, s, "DROP TEMPORARY VIEW v1;")
+	run(t, s, "CREATE TEMPORARY VIEW v2 AS SELECT 1 AS a;")
+}
+
 // TestSessionIdleTimeout: a session without statements for longer than
 // sql-gateway.session.idle-timeout is closed, and its next Execute says
 // it expired; a session whose statement runs meanwhile is not idle; an

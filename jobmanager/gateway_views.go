@@ -37,6 +37,9 @@ func (x *execution) createView(ctx context.Context, st *ast.CreateViewStmt) erro
 	}
 	store := x.s.store
 	if v.Temporary {
+		if err := x.checkTemporaryRoom(st.Name.Pos); err != nil {
+			return err
+		}
 		store = x.s.temp
 	}
 	if err := store.CreateTable(ctx, v); err != nil {

@@ -16,6 +16,7 @@ const (
 	DefaultSessionsPerClient    = 100
 	DefaultSessionMaxOptions    = 256
 	DefaultSessionMaxBytes      = 64 << 10
+	DefaultSessionMaxTemporary  = 1000
 	DefaultPlannerTimeout       = time.Minute
 	DefaultSlotRequestTimeout   = 5 * time.Minute
 )
@@ -42,6 +43,9 @@ type Limits struct {
 	// keys and values.
 	SessionMaxOptions int
 	SessionMaxBytes   int
+	// SessionMaxTemporary caps the temporary tables and views one session
+	// holds.
+	SessionMaxTemporary int
 	// PlannerTimeout bounds planning one statement
 	// (braid.planner.timeout).
 	PlannerTimeout time.Duration
@@ -60,6 +64,7 @@ func (l *Limits) setDefaults() error {
 		{"sessions per client", &l.SessionsPerClient, DefaultSessionsPerClient},
 		{"session max options", &l.SessionMaxOptions, DefaultSessionMaxOptions},
 		{"session max bytes", &l.SessionMaxBytes, DefaultSessionMaxBytes},
+		{"session max temporary", &l.SessionMaxTemporary, DefaultSessionMaxTemporary},
 	} {
 		if *f.v < 0 {
 			return fmt.Errorf("jobmanager: %s is %d; it must be positive (0 for the default)", f.name, *f.v)

@@ -82,6 +82,7 @@ func main() {
 	flag.DurationVar(&limits.SessionCheckInterval, "session-check-interval", jobmanager.DefaultSessionCheckInterval, "how often idle sessions are looked for (Flink's sql-gateway.session.check-interval)")
 	flag.IntVar(&limits.SessionsPerClient, "sessions-per-client", jobmanager.DefaultSessionsPerClient, "most open SQL sessions of one client (its principal, or its host without client authentication)")
 	flag.IntVar(&limits.SessionMaxOptions, "session-max-options", jobmanager.DefaultSessionMaxOptions, "most options (SET) one session holds")
+	flag.IntVar(&limits.SessionMaxTemporary, "session-max-temporary", jobmanager.DefaultSessionMaxTemporary, "most temporary tables and views one session holds")
 	flag.IntVar(&limits.SessionMaxBytes, "session-max-bytes", jobmanager.DefaultSessionMaxBytes, "most bytes of option keys and values one session holds")
 	flag.DurationVar(&limits.PlannerTimeout, "planner-timeout", jobmanager.DefaultPlannerTimeout, "planning one statement stops after this long (braid.planner.timeout)")
 	flag.DurationVar(&limits.SlotRequestTimeout, "slot-request-timeout", jobmanager.DefaultSlotRequestTimeout, "a job waits this long for free slots before it fails (Flink's slot.request.timeout; sessions may SET their own)")
