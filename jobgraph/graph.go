@@ -1,6 +1,10 @@
 package jobgraph
 
-import "github.com/braidflow/braid/types"
+import (
+	"time"
+
+	"github.com/braidflow/braid/types"
+)
 
 // Graph is the typed plan of one job: vertices that each run a chain of
 // operators, connected by partitioned edges, with the job's options
@@ -103,6 +107,10 @@ type Session struct {
 	// VALUES, datagen or Kafka source puts in one batch; 0 leaves each
 	// source its own size. The runtime hands it to operators.Context.
 	SourceBatchRows int
+	// SourceIdleTimeout is table.exec.source.idle-timeout: a source
+	// subtask that emits no row for this long is idle, and its watermark
+	// holds back no one downstream until it emits again; 0 never.
+	SourceIdleTimeout time.Duration
 }
 
 // SavepointRestore names the savepoint a job's first attempt restores

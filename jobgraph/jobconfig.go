@@ -124,6 +124,9 @@ func (s Session) Validate() error {
 	if s.MaxStringBytes < 0 || s.MaxStringBytes > MaxMaxStringBytes {
 		return fmt.Errorf("invalid value '%d' for '%s': it must be from 1 to %d bytes (1 GiB)", s.MaxStringBytes, OptMaxStringBytes, MaxMaxStringBytes)
 	}
+	if s.SourceIdleTimeout < 0 {
+		return fmt.Errorf("invalid value '%s' for '%s': it must not be negative", s.SourceIdleTimeout, OptSourceIdle)
+	}
 	if s.SourceBatchRows < 0 || s.SourceBatchRows > MaxSourceBatchRows {
 		return fmt.Errorf("invalid value '%d' for '%s': it must be an integer from 1 to %d", s.SourceBatchRows, OptSourceBatchSize, MaxSourceBatchRows)
 	}

@@ -25,6 +25,7 @@ const (
 	OptTableParallelism = "table.exec.resource.default-parallelism"
 	OptMaxParallelism   = "pipeline.max-parallelism"
 	OptStateTTL         = "table.exec.state.ttl"
+	OptSourceIdle       = "table.exec.source.idle-timeout"
 	OptRuntimeMode      = "execution.runtime-mode"
 	OptDMLSync          = "table.dml-sync"
 	OptResultMode       = "sql-client.execution.result-mode"
@@ -61,6 +62,7 @@ var knownOptions = map[string]func(key, v string) error{
 		return intRange(1, maxMaxParallelism)(key, v)
 	},
 	OptStateTTL:           duration(0),
+	OptSourceIdle:         duration(0),
 	OptRuntimeMode:        oneOf("streaming"),
 	OptDMLSync:            oneOf("true", "false"),
 	OptResultMode:         oneOf("table", "tableau", "changelog"),

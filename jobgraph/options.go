@@ -331,7 +331,8 @@ func parseFloatOption(key, v string, min, max float64) (float64, error) {
 
 // ResolveSession reads the session settings the operators of a job use:
 // table.local-time-zone, "UTC" when unset or empty,
-// braid.exec.max-string-bytes and braid.exec.source.batch-size. The error names the option and the bad
+// braid.exec.max-string-bytes, braid.exec.source.batch-size and
+// table.exec.source.idle-timeout. The error names the option and the bad
 // value.
 func ResolveSession(settings map[string]string) (Session, error) {
 	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone])}
@@ -344,6 +345,13 @@ func ResolveSession(settings map[string]string) (Session, error) {
 			return Session{}, err
 		}
 		s.MaxStringBytes = n
+	}
+	if v, ok := settings[OptSourceIdle]; ok {
+		ms, err := parseDurationOption(OptSourceIdle, v, 0)
+		if err != nil {
+			return Session{}, err
+		}
+		s.SourceIdleTimeout = time.Duration(ms) * time.Millisecond
 	}
 	if v, ok := settings[OptSourceBatchSize]; ok {
 		if err := intRange(1, MaxSourceBatchRows)(OptSourceBatchSize, v); err != nil {

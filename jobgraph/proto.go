@@ -92,6 +92,9 @@ func (g *Graph) Proto() (*braidv1.JobGraph, error) {
 	if n := g.Session.MaxStringBytes; n > 0 {
 		pg.Config[OptMaxStringBytes] = strconv.Itoa(n)
 	}
+	if d := g.Session.SourceIdleTimeout; d > 0 {
+		pg.Config[OptSourceIdle] = strconv.FormatInt(d.Milliseconds(), 10) + " ms"
+	}
 	if n := g.Session.SourceBatchRows; n > 0 {
 		pg.Config[OptSourceBatchSize] = strconv.Itoa(n)
 	}

@@ -71,3 +71,48 @@ INSERT INTO orders VALUES
 		t.Errorf("missing topic: %v", err)
 	}
 }
+
+// TestKafkaIdlePartition: a Kafka table of two partitions read at
+// parallelism 2, with every record in partition 0. With
+// table.exec.source.idle-timeout the subtask reading the empty partition
+// goes idle and the window closes on the other's watermark; without it the
+// empty partition would hold the watermark at its start and no window
+// would ever fire.
+func TestKafkaIdlePartition(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	brokers := cl.JobManager().Brokers()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kc, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	if _, err := kadm.NewClient(kc).CreateTopic(ctx, 2, -1, nil, "clicks"); err != nil {
+		t.Fatal(err)
+	}
+	for _, ts := range []string{"10:00:01", "10:00:02", "10:00:25"} {
+		if err := kc.ProduceSync(ctx, &kgo.Record{Topic: "clicks", Partition: 0,
+			Value: []byte(`{"ts":"2025-05-01T` + ts + `"}`)}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openSession(t, c)
+	run(t, s, fmt.Sprintf(`SET 'parallelism.default' = '2';
+SET 'table.exec.source.idle-timeout' = '200 ms';
+CREATE TABLE clicks (ts TIMESTAMP(3), WATERMARK FOR ts AS ts) WITH ('connector' = 'kafka', 'topic' = 'clicks',
+	'properties.bootstrap.servers' = '%s', 'format' = 'json', 'scan.startup.mode' = 'earliest-offset');`, strings.Join(brokers, ",")))
+	r := newRows()
+	qctx, qcancel := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() {
+		done <- s.Execute(qctx, `SELECT window_start, COUNT(*) AS n FROM TABLE(TUMBLE(TABLE clicks, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;`, false, r)
+	}()
+	waitRows(t, r, 1)
+	equal(t, "the first window", r.sorted(), []string{"+I[2025-05-01 10:00:00.000, 2]"})
+	qcancel()
+	<-done
+}

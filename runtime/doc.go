@@ -41,8 +41,16 @@
 // channels. At the end of the input (a source's Run returning, or every
 // input ended) MaxWatermark goes down the chain before each EndInput and
 // out to every outbox before end-of-input, so bounded jobs fire every
-// window. Idle inputs (table.exec.source.idle-timeout) are not excluded
-// yet: a channel that sends nothing holds the watermark back until it ends.
+// window.
+//
+// Idleness (table.exec.source.idle-timeout): a source subtask that emitted
+// no batch for the timeout tells its outboxes it is idle
+// (shuffle.EventIdle), and that it is active again before its next batch
+// or watermark. A receiver leaves idle channels out of its input
+// watermark, holds it while every live channel is idle, and is itself idle
+// downstream while all its live channels are. A channel that comes back
+// with a lower watermark holds the input watermark until it catches up;
+// the watermark never goes back.
 //
 // Barrier alignment is to come; the loop drops barrier events.
 package runtime

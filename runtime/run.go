@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime/debug"
+	"time"
 
 	"go.uber.org/zap"
 
@@ -64,6 +65,7 @@ func (s *Subtask) Run(ctx context.Context) (err error) {
 	}
 	stopped := false
 	if r.src != nil {
+		r.lastData = time.Now()
 		err := r.src.Run(ctx, r.outs[0])
 		if stopped = errors.Is(err, errStopped); err != nil && !stopped {
 			return err
@@ -149,9 +151,17 @@ type run struct {
 	outboxes []*shuffle.Outbox
 	// inWM is the watermark of each inbox channel; an ended input's
 	// channels are at MaxWatermark.
-	inWM    []int64
-	opened  int  // ops opened
-	srcOpen bool // src opened
+	inWM []int64
+	// inIdle marks the inbox channels whose sender said it is idle
+	// (shuffle.EventIdle); they are left out of the input watermark.
+	inIdle []bool
+	// outIdle says the outboxes were told this subtask is idle: its
+	// source emitted nothing for table.exec.source.idle-timeout (lastData
+	// is when it last emitted), or every live input channel is idle.
+	outIdle  bool
+	lastData time.Time
+	opened   int  // ops opened
+	srcOpen  bool // src opened
 
 	// uids are the stable ids of src (if any) and then ops, in chain order.
 	uids []string
@@ -312,6 +322,7 @@ func (r *run) consume() (stopped bool, err error) {
 	in.ReportChannelEnds()
 	r.aligner = NewBarrierAligner(len(specs), !r.s.task.Graph.Checkpoint.AtLeastOnce)
 	r.inWM = make([]int64, len(specs))
+	r.inIdle = make([]bool, len(specs))
 	for i := range r.inWM {
 		r.inWM[i] = operators.MinWatermark
 	}
@@ -332,15 +343,21 @@ func (r *run) consume() (stopped bool, err error) {
 		}
 		switch ev.Kind {
 		case shuffle.EventBatch:
+			if r.inIdle[ev.Channel] {
+				err = r.setInputIdle(ev.Channel, false)
+			}
 			r.seq++
 			r.s.metrics.RowsIn.Add(int64(ev.Batch.NumRows()))
-			err = first.Process(input, ev.Batch, r.outs[1])
+			if err == nil {
+				err = first.Process(input, ev.Batch, r.outs[1])
+			}
 			ev.Batch.Release()
 		case shuffle.EventEndOfInput:
 			r.seq++
 			for i, c := range specs {
 				if c.Input == input {
 					r.inWM[i] = operators.MaxWatermark
+					r.inIdle[i] = false
 				}
 			}
 			if err = r.advanceInput(); err == nil {
@@ -355,6 +372,8 @@ func (r *run) consume() (stopped bool, err error) {
 				r.inWM[ev.Channel] = ev.Value
 				err = r.advanceInput()
 			}
+		case shuffle.EventIdle:
+			err = r.setInputIdle(ev.Channel, ev.Value == 1)
 		case shuffle.EventBarrier:
 			err = r.align(r.aligner.Barrier(ev.Channel, ev.Value))
 		case shuffle.EventChannelEnd:
@@ -368,16 +387,69 @@ func (r *run) consume() (stopped bool, err error) {
 	}
 }
 
-// advanceInput hands the first operator the minimum of the channel
-// watermarks when it rose.
+// advanceInput hands the first operator the minimum of the watermarks of
+// the channels that are not idle, when it rose. While every channel whose
+// input has not ended is idle the watermark holds: the ended ones'
+// MaxWatermark must not fire what an idle channel may still send rows for.
 func (r *run) advanceInput() error {
-	min := operators.MaxWatermark
-	for _, wm := range r.inWM {
+	min, live := operators.MaxWatermark, false
+	for i, wm := range r.inWM {
+		if r.inIdle[i] {
+			continue
+		}
+		live = live || wm != operators.MaxWatermark
 		if wm < min {
 			min = wm
 		}
 	}
+	if !live && r.anyIdle() {
+		return nil
+	}
 	return r.outs[0].EmitWatermark(min)
+}
+
+func (r *run) anyIdle() bool {
+	for _, idle := range r.inIdle {
+		if idle {
+			return true
+		}
+	}
+	return false
+}
+
+// setInputIdle records that inbox channel ch went idle or active, moves
+// the input watermark, and tells the outboxes this subtask is idle when
+// every channel whose input has not ended is.
+func (r *run) setInputIdle(ch int, idle bool) error {
+	if r.inIdle[ch] == idle {
+		return nil
+	}
+	r.inIdle[ch] = idle
+	r.seq++
+	if err := r.advanceInput(); err != nil {
+		return err
+	}
+	all := r.anyIdle()
+	for i, wm := range r.inWM {
+		if !r.inIdle[i] && wm != operators.MaxWatermark {
+			all = false
+		}
+	}
+	return r.setOutIdle(all)
+}
+
+// setOutIdle tells every outbox that this subtask went idle or active.
+func (r *run) setOutIdle(idle bool) error {
+	if r.outIdle == idle {
+		return nil
+	}
+	r.outIdle = idle
+	for _, o := range r.outboxes {
+		if err := o.SendIdle(r.ctx, idle); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // endChain tells ops[from:] in order that their input 0 ended, each after
@@ -486,6 +558,9 @@ func (c *collector) EmitWatermark(wm int64) error {
 		}
 		return r.outs[c.next+1].EmitWatermark(wm)
 	}
+	if err := r.setOutIdle(false); err != nil {
+		return err
+	}
 	for _, o := range r.outboxes {
 		if err := o.SendWatermark(r.ctx, wm); err != nil {
 			return err
@@ -504,11 +579,20 @@ func (c *collector) Emit(b types.Batch) error {
 
 // Idle takes the checkpoints triggered while a source waits between
 // batches (see operators.Idle); through any other collector it does nothing.
+//
+// A source that emitted nothing for table.exec.source.idle-timeout makes
+// the subtask idle here; its next batch makes it active again.
 func (c *collector) Idle() error {
 	if !c.countIn {
 		return nil
 	}
-	return c.r.control()
+	r := c.r
+	if d := r.s.task.Graph.Session.SourceIdleTimeout; d > 0 && !r.outIdle && time.Since(r.lastData) >= d {
+		if err := r.setOutIdle(true); err != nil {
+			return err
+		}
+	}
+	return r.control()
 }
 
 func (c *collector) forward(b types.Batch) error {
@@ -520,6 +604,9 @@ func (c *collector) forward(b types.Batch) error {
 		return r.ops[c.next].Process(0, b, r.outs[c.next+1])
 	}
 	r.s.metrics.RowsOut.Add(int64(b.NumRows()))
+	if err := r.setOutIdle(false); err != nil {
+		return err
+	}
 	for _, o := range r.outboxes {
 		if err := o.Send(r.ctx, b); err != nil {
 			return err
@@ -533,6 +620,10 @@ func (c *collector) forward(b types.Batch) error {
 // source reports.
 func (c *collector) emitFromSource(b types.Batch) error {
 	c.r.seq++
+	c.r.lastData = time.Now()
+	if err := c.r.setOutIdle(false); err != nil {
+		return err
+	}
 	if err := c.forward(b); err != nil {
 		return err
 	}

@@ -63,7 +63,8 @@ func fire(name string) {
 type scriptConfig struct {
 	Test string `json:"test"`
 	// Steps: "wm:N" emits a one-row batch then watermark N, "signal:X"
-	// fires X, "wait:X" waits for X.
+	// fires X, "wait:X" waits for X, "idle:X" waits for X calling
+	// operators.Idle as a polling source does, "sleep:N" sleeps N ms.
 	Steps []string `json:"steps"`
 }
 
@@ -92,6 +93,22 @@ func (s *scriptSource) Run(ctx context.Context, out operators.Collector) error {
 			}
 		case scan(step, "signal:", &arg):
 			fire(s.cfg.Test + "/" + arg)
+		case scan(step, "idle:", &arg):
+			for done := false; !done; {
+				select {
+				case <-signal(s.cfg.Test + "/" + arg):
+					done = true
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(5 * time.Millisecond):
+					if err := operators.Idle(out); err != nil {
+						return err
+					}
+				}
+			}
+		case scan(step, "sleep:", &arg):
+			ms, _ := strconv.Atoi(arg)
+			time.Sleep(time.Duration(ms) * time.Millisecond)
 		case scan(step, "wait:", &arg):
 			select {
 			case <-signal(s.cfg.Test + "/" + arg):
@@ -306,6 +323,37 @@ func TestWatermarkChainedEndOfInput(t *testing.T) {
 	}
 	runOK(t, g, startTaskManagers(t, 1, false))
 	if got, want := recorded(test), "[wm:7 wm:max end(rows 1)]"; got != want {
+		t.Fatalf("recorded %s, want %s", got, want)
+	}
+}
+
+// TestWatermarkIdleSource: with table.exec.source.idle-timeout, a source
+// that emits nothing goes idle and the consumer's watermark follows the
+// other source alone; when it comes back with a lower watermark the
+// consumer's holds (never goes back) until it catches up. Without
+// idleness the quiet source would hold the watermark at its start and the
+// test would time out.
+func TestWatermarkIdleSource(t *testing.T) {
+	const test = "idle"
+	reset(test)
+	g := &jobgraph.Graph{JobID: "job-wm-idle", MaxParallelism: 128, Bounded: true,
+		Session: jobgraph.Session{SourceIdleTimeout: 50 * time.Millisecond},
+		Vertices: []*jobgraph.Vertex{
+			{ID: 0, Name: "quiet", Parallelism: 1, Chain: []*jobgraph.Operator{
+				script(test, "idle:seen20", "wm:5", "wm:30", "signal:q30", "wait:seen30")}},
+			{ID: 1, Name: "active", Parallelism: 1, Chain: []*jobgraph.Operator{
+				script(test, "sleep:300", "wm:10", "wm:20", "wait:q30", "wm:40")}},
+			{ID: 2, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{recorderSpec(test)}},
+		},
+		Edges: []*jobgraph.Edge{
+			{Source: 0, Target: 2, Partitioning: types.PartitionForward},
+			{Source: 1, Target: 2, Partitioning: types.PartitionForward},
+		},
+	}
+	// Vertex v's subtask runs on task manager v mod 2: idleness crosses a
+	// remote channel from the quiet source.
+	runOK(t, g, startTaskManagers(t, 2, true))
+	if got, want := recorded(test), "[wm:10 wm:20 wm:30 wm:40 wm:max end(rows 5)]"; got != want {
 		t.Fatalf("recorded %s, want %s", got, want)
 	}
 }

@@ -38,6 +38,11 @@ const (
 	// flush. Inbox.Next does not return it; the input it belongs to never
 	// reports EventEndOfInput, and Stopped says so.
 	EventStop
+	// EventIdle carries the sender's idleness in Value: 1 when its source
+	// saw no data for table.exec.source.idle-timeout, so the receiver
+	// leaves the channel out of its input watermark; 0 when it is active
+	// again (sent before its next batch).
+	EventIdle
 )
 
 func (k EventKind) String() string {
@@ -58,6 +63,8 @@ func (k EventKind) String() string {
 		return "end-of-data"
 	case EventStop:
 		return "stop"
+	case EventIdle:
+		return "idle"
 	}
 	return fmt.Sprintf("EventKind(%d)", uint8(k))
 }
@@ -67,7 +74,8 @@ func (k EventKind) String() string {
 type Event struct {
 	Kind  EventKind
 	Batch types.Batch
-	// Value is the watermark (milliseconds) or the checkpoint id.
+	// Value is the watermark (milliseconds), the checkpoint id, or the
+	// idleness (1 idle, 0 active).
 	Value int64
 	// Channel is the index, within the receiving Inbox, of the channel the
 	// event came from (the order of the ChannelSpecs given to NewInbox).

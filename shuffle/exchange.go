@@ -319,6 +319,11 @@ func eventFromProto(e *braidv1.ControlEvent) (Event, error) {
 		return Event{Kind: EventEndOfData}, nil
 	case braidv1.ControlEvent_KIND_STOP:
 		return Event{Kind: EventStop}, nil
+	case braidv1.ControlEvent_KIND_IDLE:
+		if e.Value != 0 && e.Value != 1 {
+			return Event{}, fmt.Errorf("shuffle: idleness %d (1 idle, 0 active)", e.Value)
+		}
+		return Event{Kind: EventIdle, Value: e.Value}, nil
 	}
 	return Event{}, fmt.Errorf("shuffle: unknown control event %v", e.Kind)
 }
@@ -335,6 +340,8 @@ func eventToProto(ev Event) *braidv1.ControlEvent {
 		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_END_OF_DATA}
 	case EventStop:
 		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_STOP}
+	case EventIdle:
+		return &braidv1.ControlEvent{Kind: braidv1.ControlEvent_KIND_IDLE, Value: ev.Value}
 	}
 	panic(fmt.Sprintf("shuffle: no control event for %v", ev.Kind))
 }

@@ -207,7 +207,7 @@ func (in *Inbox) receive(idx int) (input int, ev Event, ret bool, err error) {
 		return 0, Event{}, false, fmt.Errorf("shuffle: %s after end-of-input on channel %+v", ev.Kind, ch.spec)
 	}
 	switch ev.Kind {
-	case EventBatch, EventWatermark:
+	case EventBatch, EventWatermark, EventIdle:
 		if ch.dataEnded {
 			ev.Batch.Release()
 			return 0, Event{}, false, fmt.Errorf("shuffle: %s after end-of-data on channel %+v", ev.Kind, ch.spec)

@@ -139,6 +139,24 @@ func (o *Outbox) SendWatermark(ctx context.Context, wm int64) error {
 	return nil
 }
 
+// SendIdle tells every channel of the edge that the sender is idle (true)
+// or active again (false). See EventIdle.
+func (o *Outbox) SendIdle(ctx context.Context, idle bool) error {
+	if err := o.checkData("idleness"); err != nil {
+		return err
+	}
+	v := int64(0)
+	if idle {
+		v = 1
+	}
+	for _, c := range o.chans {
+		if err := c.event(ctx, Event{Kind: EventIdle, Value: v}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // SendBarrier sends the barrier of checkpoint id on every channel of the
 // edge, after the batches sent before it. It blocks and fails as Send does.
 func (o *Outbox) SendBarrier(ctx context.Context, id int64) error {

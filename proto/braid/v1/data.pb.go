@@ -34,6 +34,10 @@ const (
 	// KIND_STOP closes the channel without its data having ended: the job
 	// stopped at a savepoint, and the receiver must not flush.
 	ControlEvent_KIND_STOP ControlEvent_Kind = 5
+	// KIND_IDLE: value 1 says the sender is idle (its source saw no data
+	// for table.exec.source.idle-timeout) and its watermark holds no one
+	// back; value 0 that it is active again, before its next batch.
+	ControlEvent_KIND_IDLE ControlEvent_Kind = 6
 )
 
 // Enum value maps for ControlEvent_Kind.
@@ -45,6 +49,7 @@ var (
 		3: "KIND_BARRIER",
 		4: "KIND_END_OF_DATA",
 		5: "KIND_STOP",
+		6: "KIND_IDLE",
 	}
 	ControlEvent_Kind_value = map[string]int32{
 		"KIND_UNSPECIFIED":  0,
@@ -53,6 +58,7 @@ var (
 		"KIND_BARRIER":      3,
 		"KIND_END_OF_DATA":  4,
 		"KIND_STOP":         5,
+		"KIND_IDLE":         6,
 	}
 )
 
@@ -370,17 +376,18 @@ const file_braid_v1_data_proto_rawDesc = "" +
 	"\x0esource_subtask\x18\x03 \x01(\x05R\rsourceSubtask\x12#\n" +
 	"\rtarget_vertex\x18\x04 \x01(\x05R\ftargetVertex\x12!\n" +
 	"\ftarget_input\x18\x05 \x01(\x05R\vtargetInput\x12%\n" +
-	"\x0etarget_subtask\x18\x06 \x01(\x05R\rtargetSubtask\"\xd5\x01\n" +
+	"\x0etarget_subtask\x18\x06 \x01(\x05R\rtargetSubtask\"\xe5\x01\n" +
 	"\fControlEvent\x12/\n" +
 	"\x04kind\x18\x01 \x01(\x0e2\x1b.braid.v1.ControlEvent.KindR\x04kind\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\x03R\x05value\"~\n" +
+	"\x05value\x18\x02 \x01(\x03R\x05value\"\x8d\x01\n" +
 	"\x04Kind\x12\x14\n" +
 	"\x10KIND_UNSPECIFIED\x10\x00\x12\x15\n" +
 	"\x11KIND_END_OF_INPUT\x10\x01\x12\x12\n" +
 	"\x0eKIND_WATERMARK\x10\x02\x12\x10\n" +
 	"\fKIND_BARRIER\x10\x03\x12\x14\n" +
 	"\x10KIND_END_OF_DATA\x10\x04\x12\r\n" +
-	"\tKIND_STOP\x10\x05\"\x9a\x01\n" +
+	"\tKIND_STOP\x10\x05\x12\r\n" +
+	"\tKIND_IDLE\x10\x06\"\x9a\x01\n" +
 	"\vDataMessage\x121\n" +
 	"\x06header\x18\x01 \x01(\v2\x17.braid.v1.ChannelHeaderH\x00R\x06header\x12\x1d\n" +
 	"\tarrow_ipc\x18\x02 \x01(\fH\x00R\barrowIpc\x12.\n" +
