@@ -229,24 +229,26 @@ func hotKeyBatches(perKey int) (left []types.Batch, right, retract types.Batch) 
 // retraction (joined rows deleted, padded rows back). An op is the whole
 // sequence on a fresh join; every row of a key is in the state cache. With
 // "residual" the condition also has v > v2, true for every pair, so the
-// join keeps per-row match counts. rows/s counts input rows; each input row
+// join keeps per-row match counts; with "residual-ttl" both sides also have
+// a state TTL (an hour: nothing expires). rows/s counts input rows; each input row
 // costs its own state update plus the 5 output rows per left row, so a flat
 // ns/row across the three sizes means no per-key scan. state-B/key is the
 // cache's accounting of the state per key at the end; pebble-B/key what a
 // checkpoint writes per key.
 func BenchmarkOuterJoinHotKeys(b *testing.B) {
-	for _, residual := range []bool{false, true} {
+	for _, v := range []struct {
+		name          string
+		residual, ttl bool
+	}{{"equi", false, false}, {"residual", true, false}, {"residual-ttl", true, true}} {
 		for _, perKey := range []int{10, 1000, 100_000} {
-			name := fmt.Sprintf("equi/perKey=%d", perKey)
-			if residual {
-				name = fmt.Sprintf("residual/perKey=%d", perKey)
-			}
-			b.Run(name, func(b *testing.B) { benchOuterHotKeys(b, perKey, residual) })
+			b.Run(fmt.Sprintf("%s/perKey=%d", v.name, perKey), func(b *testing.B) {
+				benchOuterHotKeys(b, perKey, v.residual, v.ttl)
+			})
 		}
 	}
 }
 
-func benchOuterHotKeys(b *testing.B, perKey int, residual bool) {
+func benchOuterHotKeys(b *testing.B, perKey int, residual, ttl bool) {
 	left, right, retract := hotKeyBatches(perKey)
 	defer func() {
 		for _, l := range left {
@@ -261,6 +263,10 @@ func benchOuterHotKeys(b *testing.B, perKey int, residual bool) {
 		// v > v2 over (k, v, s, k2, v2, s2).
 		spec.Residual = &expr.Expr{Op: expr.OpCall, Func: ">", Type: types.Boolean,
 			Args: []*expr.Expr{expr.Column(1, types.BigInt), expr.Column(4, types.BigInt)}}
+	}
+	if ttl {
+		// Nothing expires during the op; every access still checks.
+		spec.LeftTTLMs, spec.RightTTLMs = time.Hour.Milliseconds(), time.Hour.Milliseconds()
 	}
 	var stateBytes, pebbleBytes float64
 	var elapsed time.Duration
