@@ -276,3 +276,57 @@ func TestLeftJoinKinds(t *testing.T) {
 		t.Fatalf("got  %v\nwant %v", out.rows, want)
 	}
 }
+
+// TestFullJoinResidualKinds pins the changelog of a FULL JOIN on lk = rk AND
+// lv < rv, step by step (rows of one step in any order).
+func TestFullJoinResidualKinds(t *testing.T) {
+	spec := baseSpec()
+	spec.OuterLeft, spec.OuterRight = true, true
+	spec.Residual = outerResiduals[1].cond
+	op, err := NewOuterJoin(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128}, 1<<20, "")); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	k := int64(1)
+	l5, l1 := jrow{key: &k, v: 5, s: "a"}, jrow{key: &k, v: 1, s: "b"}
+	r3, r9, r7 := jrow{key: &k, v: 3}, jrow{key: &k, v: 9}, jrow{key: &k, v: 7}
+	steps := []struct {
+		e    joinEvent
+		want []string
+	}{
+		{joinEvent{0, types.Insert, l5}, []string{"+I[1, 5, a, (null), (null)]"}},
+		{joinEvent{1, types.Insert, r3}, []string{"+I[(null), (null), (null), 3, 1]"}}, // 5 < 3 fails
+		{joinEvent{1, types.Insert, r9}, []string{"-D[1, 5, a, (null), (null)]", "+I[1, 5, a, 9, 1]"}},
+		{joinEvent{1, types.UpdateAfter, r7}, []string{"+I[1, 5, a, 7, 1]"}}, // l5 was matched already
+		{joinEvent{0, types.Insert, l1}, []string{"-D[(null), (null), (null), 3, 1]", "+I[1, 1, b, 3, 1]", "+I[1, 1, b, 9, 1]", "+I[1, 1, b, 7, 1]"}},
+		{joinEvent{1, types.UpdateBefore, r9}, []string{"-D[1, 5, a, 9, 1]", "-D[1, 1, b, 9, 1]"}}, // outer on both sides: -D
+		{joinEvent{0, types.Delete, l1}, []string{"-D[1, 1, b, 3, 1]", "+I[(null), (null), (null), 3, 1]", "-D[1, 1, b, 7, 1]"}},
+		{joinEvent{1, types.Delete, r7}, []string{"-D[1, 5, a, 7, 1]", "+I[1, 5, a, (null), (null)]"}},
+		{joinEvent{1, types.Delete, r7}, nil}, // not held any more: nothing
+		{joinEvent{0, types.Delete, l5}, []string{"-D[1, 5, a, (null), (null)]"}},
+	}
+	for i, s := range steps {
+		out := &collector{}
+		b := buildBatch(s.e.input, []joinEvent{s.e})
+		if err := op.Process(s.e.input, b, out); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		got, want := append([]string(nil), out.rows...), append([]string(nil), s.want...)
+		sort.Strings(got)
+		sort.Strings(want)
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Fatalf("step %d: got  %v\nwant %v", i, out.rows, s.want)
+		}
+		// A padded row is deleted right before its first joined row.
+		for x, r := range out.rows {
+			if strings.HasPrefix(r, "-D[(null)") && (x+1 == len(out.rows) || !strings.HasPrefix(out.rows[x+1], "+I[1")) {
+				t.Fatalf("step %d: %s is not followed by its joined row: %v", i, r, out.rows)
+			}
+		}
+	}
+}
