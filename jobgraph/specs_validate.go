@@ -30,9 +30,6 @@ func (s *JoinSpec) Validate() error {
 	if len(s.LeftKeys) != len(s.RightKeys) {
 		return fmt.Errorf("%d left keys but %d right keys", len(s.LeftKeys), len(s.RightKeys))
 	}
-	if (s.OuterLeft || s.OuterRight) && len(s.LeftKeys) == 0 {
-		return errors.New("an outer join needs equality keys")
-	}
 	if err := checkColumns("left key", s.LeftKeys, s.LeftSchema); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -14,6 +15,7 @@ import (
 	"github.com/cockroachdb/pebble/v2/vfs"
 	"go.uber.org/zap"
 
+	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
 )
@@ -25,12 +27,15 @@ var (
 )
 
 // benchBatch makes a batch of n insertions with the given keys.
-func benchBatch(s types.Schema, keys []int64) types.Batch {
+func benchBatch(s types.Schema, keys []int64) types.Batch { return benchBatchV(s, keys, 0) }
+
+// benchBatchV is benchBatch with the value column numbering rows from v0.
+func benchBatchV(s types.Schema, keys []int64, v0 int64) types.Batch {
 	mem := memory.DefaultAllocator
 	kb, vb, sb := array.NewInt64Builder(mem), array.NewInt64Builder(mem), array.NewStringBuilder(mem)
 	for i, k := range keys {
 		kb.Append(k)
-		vb.Append(int64(i))
+		vb.Append(v0 + int64(i))
 		sb.Append(fmt.Sprintf("payload-%08d", k%100000000))
 	}
 	cols := []arrow.Array{kb.NewArray(), vb.NewArray(), sb.NewArray()}
@@ -182,4 +187,130 @@ func benchDir(dir string, fs vfs.FS) string {
 		return ""
 	}
 	return dir
+}
+
+// outerBenchRows is the number of outer (left) rows of one
+// BenchmarkOuterJoinHotKeys op, whatever the rows per key.
+const outerBenchRows = 100_000
+
+// hotKeyBatches makes the inputs of one BenchmarkOuterJoinHotKeys op:
+// outerBenchRows left rows spread over outerBenchRows/perKey keys (perKey
+// rows each, all distinct), then one right row per key, then its
+// retraction.
+func hotKeyBatches(perKey int) (left []types.Batch, right, retract types.Batch) {
+	keys := outerBenchRows / perKey
+	ks := make([]int64, 0, 4096)
+	for i := 0; i < outerBenchRows; i++ {
+		ks = append(ks, int64(i%keys))
+		if len(ks) == 4096 || i == outerBenchRows-1 {
+			left = append(left, benchBatchV(benchLeft, ks, int64(i+1-len(ks))))
+			ks = ks[:0]
+		}
+	}
+	rk := make([]int64, keys)
+	for i := range rk {
+		rk[i] = int64(i)
+	}
+	// NB: right values are negative, left ones are not: v > v2 holds for
+	// every pair.
+	right = benchBatchV(benchRight, rk, -int64(keys))
+	retract = benchBatchV(benchRight, rk, -int64(keys))
+	kinds := retract.Kinds()
+	for i := range kinds {
+		kinds[i] = int8(types.Delete)
+	}
+	return left, right, retract
+}
+
+// BenchmarkOuterJoinHotKeys: a LEFT JOIN gets 100K left rows with 10, 1K or
+// 100K rows per key and no right rows (each emits its padded row), then one
+// right row per key that matches every left row of its key (each left row's
+// padded row is deleted and its joined row inserted), then that right row's
+// retraction (joined rows deleted, padded rows back). An op is the whole
+// sequence on a fresh join; every row of a key is in the state cache. With
+// "residual" the condition also has v > v2, true for every pair, so the
+// join keeps per-row match counts; with "residual-ttl" both sides also have
+// a state TTL (an hour: nothing expires). rows/s counts input rows; each input row
+// costs its own state update plus the 5 output rows per left row, so a flat
+// ns/row across the three sizes means no per-key scan. state-B/key is the
+// cache's accounting of the state per key at the end; pebble-B/key what a
+// checkpoint writes per key.
+func BenchmarkOuterJoinHotKeys(b *testing.B) {
+	for _, v := range []struct {
+		name          string
+		residual, ttl bool
+	}{{"equi", false, false}, {"residual", true, false}, {"residual-ttl", true, true}} {
+		for _, perKey := range []int{10, 1000, 100_000} {
+			b.Run(fmt.Sprintf("%s/perKey=%d", v.name, perKey), func(b *testing.B) {
+				benchOuterHotKeys(b, perKey, v.residual, v.ttl)
+			})
+		}
+	}
+}
+
+func benchOuterHotKeys(b *testing.B, perKey int, residual, ttl bool) {
+	left, right, retract := hotKeyBatches(perKey)
+	defer func() {
+		for _, l := range left {
+			l.Release()
+		}
+		right.Release()
+		retract.Release()
+	}()
+	keys := outerBenchRows / perKey
+	spec := jobgraph.JoinSpec{LeftSchema: benchLeft, RightSchema: benchRight, LeftKeys: []int{0}, RightKeys: []int{0}, OuterLeft: true}
+	if residual {
+		// v > v2 over (k, v, s, k2, v2, s2).
+		spec.Residual = &expr.Expr{Op: expr.OpCall, Func: ">", Type: types.Boolean,
+			Args: []*expr.Expr{expr.Column(1, types.BigInt), expr.Column(4, types.BigInt)}}
+	}
+	if ttl {
+		// Nothing expires during the op; every access still checks.
+		spec.LeftTTLMs, spec.RightTTLMs = time.Hour.Milliseconds(), time.Hour.Milliseconds()
+	}
+	var stateBytes, pebbleBytes float64
+	var elapsed time.Duration
+	for it := 0; it < b.N; it++ {
+		b.StopTimer()
+		j, err := NewOuterJoin(spec)
+		if err != nil {
+			b.Fatal(err)
+		}
+		ctx := withKeyedState(b, &Context{MaxParallelism: 128, KeyGroups: types.KeyGroupRange{Start: 0, End: 127},
+			Logger: zap.NewNop()}, 4<<30, "")
+		if err := j.Open(ctx); err != nil {
+			b.Fatal(err)
+		}
+		out := &countCollector{}
+		start := time.Now()
+		b.StartTimer()
+		for _, l := range left {
+			if err := j.Process(0, l, out); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if err := j.Process(1, right, out); err != nil {
+			b.Fatal(err)
+		}
+		if err := j.Process(1, retract, out); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		elapsed += time.Since(start)
+		if want := 5 * outerBenchRows; out.rows != want {
+			b.Fatalf("%d output rows, want %d", out.rows, want)
+		}
+		stateBytes = float64(ctx.State.Stats().CacheBytes) / float64(keys)
+		if err := ctx.State.Flush(); err != nil {
+			b.Fatal(err)
+		}
+		pebbleBytes = float64(ctx.State.Stats().FlushedBytes) / float64(keys)
+		j.Close()
+		ctx.State.Close()
+	}
+	in := float64(b.N) * float64(outerBenchRows+2*keys)
+	b.ReportMetric(in/elapsed.Seconds(), "rows/s")
+	b.ReportMetric(float64(elapsed.Nanoseconds())/in, "ns/row")
+	b.ReportMetric(stateBytes, "state-B/key")
+	b.ReportMetric(pebbleBytes, "pebble-B/key")
 }

@@ -367,6 +367,13 @@ func TestRestoreOuterJoin(t *testing.T) {
 			spec.OuterLeft, spec.OuterRight = kind.left, kind.right
 			return joinRestoreCase(kind.name, spec, validEvents(r, 400, 8), r)
 		})
+		// With a residual the outer sides keep per-row match counts.
+		testRestore(t, func(r *rand.Rand) *restoreCase {
+			spec := baseSpec()
+			spec.OuterLeft, spec.OuterRight = kind.left, kind.right
+			spec.Residual = outerResiduals[1].cond
+			return joinRestoreCase(kind.name+"-residual", spec, validEvents(r, 400, 8), r)
+		})
 	}
 }
 

@@ -68,9 +68,7 @@ func usingColumns(j *ast.Join, l, r *scope) ([]usingColumn, *expr.Expr, error) {
 		out = append(out, u)
 	}
 	if len(out) == 0 {
-		if j.Kind != ast.InnerJoin {
-			return nil, nil, unsupported(j.Pos, "NATURAL "+string(j.Kind)+" with no common columns (an outer join without equality keys)")
-		}
+		// No common columns: a cross join, outer ones included.
 		return []usingColumn{}, nil, nil
 	}
 	return out, and(conds), nil

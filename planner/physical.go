@@ -325,12 +325,9 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 			return nil, nil, err
 		}
 	}
-	if n.outer() && len(residual) > 0 && iv == nil && n.temporal == nil {
-		return nil, nil, &Error{Pos: n.pos, Msg: "an outer join condition other than equalities between the two inputs and conditions on the side padded with NULLs is not supported yet"}
-	}
-	if n.outer() && len(leftKeys) == 0 {
-		return nil, nil, &Error{Pos: n.pos, Msg: "an outer join without an equality condition between its two inputs is not supported yet"}
-	}
+	// NB: the rest of an outer join's condition (conditions on the
+	// preserved side included) stays in the join: a preserved row failing
+	// it is still emitted, padded.
 	// The columns each side must send.
 	used := append([]bool(nil), need...)
 	for _, e := range append(append([]*expr.Expr{}, residual...), leftKeys...) {
@@ -455,8 +452,12 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	par := ph.parallelism
 	if len(lk) == 0 {
 		// NB: a join without keys pairs every row with every row of the
-		// other side: one subtask holds both sides.
+		// other side: one subtask holds both sides (Flink's singleton
+		// distribution).
 		par, name = 1, "Join(cross)"
+		if n.outer() {
+			name = "Join(" + n.kindName() + ", cross)"
+		}
 	}
 	js := ph.b.join(name, par, op(name, &spec), ls, rs, lk, rk, out)
 	if n.outer() {

@@ -41,6 +41,9 @@ type entry struct {
 	flags []uint8
 	tombs [][]byte
 	idx   map[string]int32
+	// oldestMs is, under a TTL, at most the oldest write time of the rows
+	// (0: unknown), so expiry visits the rows only when one may be due.
+	oldestMs int64
 }
 
 func (e *entry) computeSize() int64 {

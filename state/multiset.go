@@ -42,11 +42,21 @@ func (s *MultisetState) expire(e *entry) int64 {
 		return 0
 	}
 	now := s.now().UnixMilli()
+	// NB: without this bound every access to a key would visit all its
+	// rows, and a key with N rows would cost O(N) per row added.
+	if e.oldestMs > 0 && now-e.oldestMs < s.ttlMs {
+		return now
+	}
+	oldest := now // rows written from now on are no older
 	for i := len(e.rows) - 1; i >= 0; i-- {
-		if e.rows[i].WriteMs > 0 && now-e.rows[i].WriteMs >= s.ttlMs {
+		w := e.rows[i].WriteMs
+		if w > 0 && now-w >= s.ttlMs {
 			s.b.removeRow(e, i)
+		} else if w > 0 && w < oldest {
+			oldest = w
 		}
 	}
+	e.oldestMs = oldest
 	return now
 }
 
