@@ -86,6 +86,9 @@ type session struct {
 	database string
 	temp     *catalog.MemStore
 	store    catalog.Store
+	// set is the statement set open since BEGIN STATEMENT SET; nil when
+	// none is.
+	set *statementSet
 }
 
 // Table resolves a table name for the planner: temporary tables first, then
@@ -270,6 +273,9 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 	if err := permitStatement(x.who, st); err != nil {
 		return err
 	}
+	if x.s.set != nil {
+		return x.inSet(ctx, st)
+	}
 	switch st := st.(type) {
 	case *ast.CreateTableStmt:
 		return x.createTable(ctx, st)
@@ -299,8 +305,12 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 		return x.explain(ctx, st)
 	case *ast.StopJobStmt:
 		return x.stopJob(ctx, st)
-	case *ast.BeginStatementSetStmt, *ast.StatementSetStmt, *ast.EndStmt:
-		return &planner.Error{Pos: st.Position(), Msg: "statement sets are not supported yet"}
+	case *ast.BeginStatementSetStmt:
+		return x.beginSet()
+	case *ast.EndStmt:
+		return userErr(st.Pos, msgEndNoSet)
+	case *ast.StatementSetStmt:
+		return x.executeSet(ctx, st)
 	case *ast.CreateViewStmt:
 		return x.createView(ctx, st)
 	case *ast.DropViewStmt:
@@ -644,6 +654,12 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 	if err != nil {
 		return err
 	}
+	return x.submitInsert(ctx, plan)
+}
+
+// submitInsert submits the job of an INSERT or a statement set: a bounded
+// one is waited for until it finishes, an unbounded one runs on.
+func (x *execution) submitInsert(ctx context.Context, plan *planner.Plan) error {
 	job, err := x.g.jm.submitJob(ctx, plan.Graph, nil, x.slotTimeout())
 	if err != nil {
 		return err
@@ -725,6 +741,12 @@ func (x *execution) explain(ctx context.Context, st *ast.ExplainStmt) error {
 		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanQuery(ctx, inner.Query, x.text(inner)) })
 	case *ast.InsertStmt:
 		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, inner, x.text(inner)) })
+	case *ast.StatementSetStmt:
+		set := &statementSet{inserts: inner.Inserts}
+		for _, ins := range inner.Inserts {
+			set.texts = append(set.texts, x.text(ins))
+		}
+		plan, err = x.planSet(ctx, set)
 	default:
 		return userErr(st.Pos, "EXPLAIN supports SELECT and INSERT statements")
 	}

@@ -132,35 +132,84 @@ func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Pla
 
 // PlanInsert plans an INSERT INTO a table.
 func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql string) (*Plan, error) {
-	if ins.Overwrite {
-		return nil, unsupported(ins.Pos, "INSERT OVERWRITE")
+	return p.PlanInserts(ctx, []*ast.InsertStmt{ins}, sql)
+}
+
+// MaxStatementSetInserts caps the INSERTs of one statement set: each adds
+// a sink (and its sources) to the one job.
+const MaxStatementSetInserts = 64
+
+// PlanInserts plans several INSERTs, a statement set, as one job: one graph
+// holding each INSERT's pipeline and sink. The job is bounded when every
+// INSERT is, and named as Flink names it, "insert-into_" and the sinks'
+// names joined by ','. sql is the job's SQL text.
+func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sql string) (*Plan, error) {
+	if len(inserts) == 0 {
+		return nil, errors.New("planner: no INSERT to plan")
 	}
-	if len(ins.Hints) > 0 {
-		return nil, unsupported(ins.Hints[0].Pos, "hints on INSERT")
-	}
-	target, err := p.Catalog.Table(ctx, ins.Table.Strings())
-	if err != nil {
-		if errors.Is(err, catalog.ErrNotFound) {
-			return nil, errorf(ins.Table.Pos, "unknown table \"%s\"", ins.Table.String())
-		}
-		return nil, errorf(ins.Table.Pos, "looking up table %s: %v", ins.Table.String(), err)
-	}
-	if target.IsView() {
-		return nil, errorf(ins.Table.Pos, "view %s cannot be written: INSERT INTO takes a table", qualified(target))
-	}
-	b := &binder{ctx: ctx, catalog: p.Catalog}
-	n, err := b.bindQuery(ins.Query)
-	if err != nil {
-		return nil, err
-	}
-	n, err = fitToSink(n, target, ins)
-	if err != nil {
-		return nil, err
+	if len(inserts) > MaxStatementSetInserts {
+		return nil, errorf(inserts[MaxStatementSetInserts].Pos, "a statement set holds at most %d INSERT statements; split it into several", MaxStatementSetInserts)
 	}
 	ph, err := p.physical(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
+	all := &stream{bounded: true}
+	var names []string
+	for _, ins := range inserts {
+		s, target, err := p.planInsert(ctx, ph, ins)
+		if err != nil {
+			return nil, err
+		}
+		all.bounded = all.bounded && s.bounded
+		names = append(names, qualified(target))
+	}
+	plan, err := p.finish(ph, all, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan.Graph.Name = "insert-into_" + strings.Join(names, ",")
+	return plan, nil
+}
+
+// planInsert adds ins's pipeline and sink to ph's graph and returns the
+// sink's stream and table.
+func (p *Planner) planInsert(ctx context.Context, ph *physical, ins *ast.InsertStmt) (*stream, *catalog.Table, error) {
+	if ins.Overwrite {
+		return nil, nil, unsupported(ins.Pos, "INSERT OVERWRITE")
+	}
+	if len(ins.Hints) > 0 {
+		return nil, nil, unsupported(ins.Hints[0].Pos, "hints on INSERT")
+	}
+	target, err := p.Catalog.Table(ctx, ins.Table.Strings())
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return nil, nil, errorf(ins.Table.Pos, "unknown table \"%s\"", ins.Table.String())
+		}
+		return nil, nil, errorf(ins.Table.Pos, "looking up table %s: %v", ins.Table.String(), err)
+	}
+	if target.IsView() {
+		return nil, nil, errorf(ins.Table.Pos, "view %s cannot be written: INSERT INTO takes a table", qualified(target))
+	}
+	b := &binder{ctx: ctx, catalog: p.Catalog}
+	n, err := b.bindQuery(ins.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err = fitToSink(n, target, ins)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := p.sinkInto(ph, n, target, ins.Table.Pos)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, target, nil
+}
+
+// sinkInto builds n and chains target's sink onto it; pos is where the
+// statement names the target.
+func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.Pos) (*stream, error) {
 	s, err := ph.build(n)
 	if err != nil {
 		return nil, err
@@ -177,21 +226,15 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		if target.Managed() {
 			hint = "; give the table a PRIMARY KEY to make it an upsert table"
 		}
-		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
+		return nil, errorf(pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
 			qualified(target), what, s.changes, hint)
 	}
 	sink, err := p.Connectors.SinkSpec(target)
 	if err != nil {
-		return nil, errorf(ins.Table.Pos, "table %s: %v", qualified(target), err)
+		return nil, errorf(pos, "table %s: %v", qualified(target), err)
 	}
 	name := "Sink: " + target.Name
-	ph.b.chain(s, s.vertex.Parallelism, op(name, sink), s.schema)
-	plan, err := p.finish(ph, s, nil)
-	if err != nil {
-		return nil, err
-	}
-	plan.Graph.Name = "insert-into_" + qualified(target)
-	return plan, nil
+	return ph.b.chain(s, s.vertex.Parallelism, op(name, sink), s.schema), nil
 }
 
 func qualified(t *catalog.Table) string {

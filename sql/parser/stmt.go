@@ -393,6 +393,8 @@ func (p *parser) explain() ast.Statement {
 		s.Stmt = p.statement()
 	case p.isKw("EXECUTE"), p.isKw("CREATE"):
 		s.Stmt = p.statement()
+	case p.peekKw("STATEMENT"):
+		s.Stmt = p.statementAt(p.statementSet)
 	default:
 		p.unexpected()
 	}
@@ -400,17 +402,8 @@ func (p *parser) explain() ast.Statement {
 }
 
 func (p *parser) execute() ast.Statement {
-	if p.acceptKw("STATEMENT SET") {
-		p.expectKw("BEGIN")
-		s := &ast.StatementSetStmt{}
-		for {
-			ins := p.statementAt(p.insert).(*ast.InsertStmt)
-			s.Inserts = append(s.Inserts, ins)
-			p.expectOp(";")
-			if p.acceptKw("END") {
-				return s
-			}
-		}
+	if p.peekKw("STATEMENT") {
+		return p.statementSet()
 	}
 	switch {
 	case p.isKw("INSERT"), p.isKw("SELECT"), p.isKw("WITH"), p.isKw("VALUES"), p.isOp("("):
@@ -418,6 +411,22 @@ func (p *parser) execute() ast.Statement {
 	}
 	p.unexpected()
 	return nil
+}
+
+// statementSet parses STATEMENT SET BEGIN insert; ...; END, after
+// EXECUTE or EXPLAIN.
+func (p *parser) statementSet() ast.Statement {
+	p.expectKw("STATEMENT SET")
+	p.expectKw("BEGIN")
+	s := &ast.StatementSetStmt{}
+	for {
+		ins := p.statementAt(p.insert).(*ast.InsertStmt)
+		s.Inserts = append(s.Inserts, ins)
+		p.expectOp(";")
+		if p.acceptKw("END") {
+			return s
+		}
+	}
 }
 
 // statementAt runs parse and fills in the statement's position and span.
