@@ -333,6 +333,9 @@ func (x *execution) createTable(ctx context.Context, st *ast.CreateTableStmt) er
 	} else if !ok {
 		return userErr(st.Name.Pos, "database %s does not exist", db)
 	}
+	if st.AsQuery != nil {
+		return x.createTableAs(ctx, st, db)
+	}
 	t, err := planner.BuildTable(st, db, time.Now().UnixMilli())
 	if err != nil {
 		return err
@@ -747,8 +750,20 @@ func (x *execution) explain(ctx context.Context, st *ast.ExplainStmt) error {
 			set.texts = append(set.texts, x.text(ins))
 		}
 		plan, err = x.planSet(ctx, set)
+	case *ast.CreateTableStmt:
+		if inner.AsQuery == nil {
+			return userErr(st.Pos, "EXPLAIN supports SELECT, INSERT, statement sets and CREATE TABLE ... AS SELECT")
+		}
+		db, _, qerr := x.s.qualify(inner.Name.Strings())
+		if qerr != nil {
+			return userErr(inner.Name.Pos, "%v", qerr)
+		}
+		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) {
+			_, plan, err := p.PlanCreateTableAs(ctx, inner, db, time.Now().UnixMilli(), x.text(inner))
+			return plan, err
+		})
 	default:
-		return userErr(st.Pos, "EXPLAIN supports SELECT and INSERT statements")
+		return userErr(st.Pos, "EXPLAIN supports SELECT, INSERT, statement sets and CREATE TABLE ... AS SELECT")
 	}
 	if err != nil {
 		return err

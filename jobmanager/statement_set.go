@@ -81,6 +81,9 @@ func (x *execution) inSet(ctx context.Context, st ast.Statement) error {
 		set.bytes += len(text)
 		return x.out.status(msgAddedToSet, "")
 	}
+	if ct, ok := st.(*ast.CreateTableStmt); ok && ct.AsQuery != nil {
+		return userErr(ct.Pos, "CREATE TABLE ... AS SELECT in a statement set is not supported yet")
+	}
 	return userErr(st.Position(), msgOnlyInserts)
 }
 
