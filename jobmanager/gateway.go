@@ -281,6 +281,8 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 		return x.createTable(ctx, st)
 	case *ast.DropTableStmt:
 		return x.dropTable(ctx, st)
+	case *ast.AlterTableStmt:
+		return x.alterTable(ctx, st)
 	case *ast.CreateDatabaseStmt:
 		return x.createDatabase(ctx, st)
 	case *ast.DropDatabaseStmt:
