@@ -2,11 +2,13 @@ package jobmanager_test
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/braidflow/braid/client"
+	"github.com/braidflow/braid/localcluster"
 )
 
 // jobsOf returns the names of the session's jobs, as SHOW JOBS lists them.
@@ -106,5 +108,65 @@ func TestStatementSetLimit(t *testing.T) {
 	equal(t, "END of a full set", r.status, []string{"Complete execution of the SQL update statement."})
 	if n := len(run(t, s, "SELECT * FROM t;").rows); n != 64 {
 		t.Errorf("%d rows, want 64", n)
+	}
+}
+
+// TestStatementSetSavepointRestore: a running statement set of two
+// aggregates into two upsert tables is one job whose checkpoints hold both
+// aggregates' state: stopped with a savepoint and restored at another
+// parallelism, with rows arriving in between, both tables equal an
+// uninterrupted run.
+func TestStatementSetSavepointRestore(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cl, err := localcluster.Start(ctx, localcluster.Options{DataDir: t.TempDir(), TaskManagers: 2, Slots: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	c, err := client.Dial(ctx, cl.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := openSession(t, c)
+	run(t, s, `SET 'parallelism.default' = '2';
+		CREATE TABLE src (k INT, v BIGINT);
+		CREATE TABLE dst (k INT, n BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED);
+		CREATE TABLE dst2 (k INT, n BIGINT, total BIGINT, PRIMARY KEY (k) NOT ENFORCED);`)
+	const set = `EXECUTE STATEMENT SET BEGIN
+		INSERT INTO dst SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+		INSERT INTO dst2 SELECT k, COUNT(*), SUM(v) FROM src GROUP BY k;
+		END;`
+	want := map[int][2]int64{}
+	sumsBatch(t, s, want, 0, 100)
+	id := startInsert(t, s, set)
+	waitTable(t, s, "SELECT * FROM dst;", expectedSums(want))
+	waitTable(t, s, "SELECT * FROM dst2;", expectedSums(want))
+	_, sp, err := c.StopJob(ctx, id, true, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sumsBatch(t, s, want, 100, 160)
+	r := openSession(t, c)
+	run(t, r, fmt.Sprintf("SET 'parallelism.default' = '3'; SET 'execution.savepoint.path' = '%s';", sp))
+	id = startInsert(t, r, set)
+	waitTable(t, s, "SELECT * FROM dst;", expectedSums(want))
+	waitTable(t, s, "SELECT * FROM dst2;", expectedSums(want))
+	d, err := c.DescribeJob(ctx, id)
+	if err != nil || d.Job.Status != "RUNNING" {
+		t.Fatalf("the restored set: %+v, %v", d.Job, err)
+	}
+	sinks := 0
+	for _, v := range d.Vertices {
+		if strings.Contains(v.Name, "Sink: dst") {
+			sinks++
+		}
+	}
+	if sinks != 2 {
+		t.Errorf("the restored job has %d sink vertices, want 2: %+v", sinks, d.Vertices)
+	}
+	if _, _, err := c.StopJob(ctx, id, false, ""); err != nil {
+		t.Fatal(err)
 	}
 }
