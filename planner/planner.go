@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -142,7 +143,7 @@ const MaxStatementSetInserts = 64
 // PlanInserts plans several INSERTs, a statement set, as one job: one graph
 // holding each INSERT's pipeline and sink. The job is bounded when every
 // INSERT is, and named as Flink names it, "insert-into_" and the sinks'
-// names joined by ','. sql is the job's SQL text.
+// names joined by ',' (a sink written twice numbered _1, _2). sql is the job's SQL text.
 func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sql string) (*Plan, error) {
 	if len(inserts) == 0 {
 		return nil, errors.New("planner: no INSERT to plan")
@@ -154,6 +155,9 @@ func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sq
 	if err != nil {
 		return nil, err
 	}
+	if len(inserts) > 1 {
+		ph.reuse = &sourceReuse{}
+	}
 	all := &stream{bounded: true}
 	var names []string
 	for _, ins := range inserts {
@@ -161,6 +165,7 @@ func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sq
 		if err != nil {
 			return nil, err
 		}
+		ph.reuse.next()
 		all.bounded = all.bounded && s.bounded
 		names = append(names, qualified(target))
 	}
@@ -168,8 +173,95 @@ func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sq
 	if err != nil {
 		return nil, err
 	}
-	plan.Graph.Name = "insert-into_" + strings.Join(names, ",")
+	plan.Graph.Name = "insert-into_" + strings.Join(numberDuplicates(names), ",")
 	return plan, nil
+}
+
+// numberDuplicates suffixes the names that occur more than once with _1,
+// _2, ... in order, as Flink names the sinks of a job.
+func numberDuplicates(names []string) []string {
+	count := map[string]int{}
+	for _, n := range names {
+		count[n]++
+	}
+	seen := map[string]int{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if count[n] > 1 {
+			seen[n]++
+			out[i] = fmt.Sprintf("%s_%d", n, seen[n])
+		}
+	}
+	return out
+}
+
+// sourceReuse lets the INSERTs of a statement set read one source vertex
+// where they scan the same table with the same source spec and
+// parallelism, as Flink reuses sources (table.optimizer.reuse-source-enabled).
+// NB: scans within one INSERT (a self-join) are not shared: a stream of
+// the first may still be under construction when the second is planned.
+// A nil *sourceReuse shares nothing.
+type sourceReuse struct {
+	// done holds the source vertices of the INSERTs planned so far, and
+	// current those of the one being planned, by reuseKey.
+	done, current map[string]*jobgraph.Vertex
+}
+
+func reuseKey(t *catalog.Table, spec jobgraph.Spec, parallelism int) (string, bool) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s\x00%d\x00%T\x00%s", qualified(t), parallelism, spec, b), true
+}
+
+// source returns a stream reading the source vertex of an earlier INSERT
+// that scans t as spec at parallelism, or nil when there is none.
+func (r *sourceReuse) source(b *graphBuilder, t *catalog.Table, spec jobgraph.Spec, parallelism int, schema types.Schema, bounded bool) *stream {
+	if r == nil {
+		return nil
+	}
+	key, ok := reuseKey(t, spec, parallelism)
+	v := r.done[key]
+	if !ok || v == nil {
+		return nil
+	}
+	b.share(v)
+	return &stream{vertex: v, schema: schema, bounded: bounded}
+}
+
+// add records v as the source vertex of a scan of t in the current INSERT.
+func (r *sourceReuse) add(t *catalog.Table, spec jobgraph.Spec, parallelism int, v *jobgraph.Vertex) {
+	if r == nil {
+		return
+	}
+	key, ok := reuseKey(t, spec, parallelism)
+	if !ok {
+		return
+	}
+	if r.current == nil {
+		r.current = map[string]*jobgraph.Vertex{}
+	}
+	if _, dup := r.current[key]; !dup {
+		r.current[key] = v
+	}
+}
+
+// next ends an INSERT: its sources may be shared by the INSERTs after it.
+func (r *sourceReuse) next() {
+	if r == nil {
+		return
+	}
+	if r.done == nil {
+		r.done = map[string]*jobgraph.Vertex{}
+	}
+	for k, v := range r.current {
+		if _, ok := r.done[k]; !ok {
+			r.done[k] = v
+		}
+	}
+	r.current = nil
 }
 
 // planInsert adds ins's pipeline and sink to ph's graph and returns the
