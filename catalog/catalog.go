@@ -105,5 +105,12 @@ type Store interface {
 	// GetTable fails with ErrNotFound when the table does not exist.
 	GetTable(ctx context.Context, database, name string) (*Table, error)
 	DropTable(ctx context.Context, database, name string) error
+	// AlterTable replaces the table of t's database and name with t (ALTER
+	// TABLE); it fails with ErrNotFound when the table does not exist.
+	AlterTable(ctx context.Context, t *Table) error
+	// RenameTable moves a table to a new name in its database, in one
+	// step; it fails with ErrNotFound when the table does not exist and
+	// with ErrExists when the new name is taken.
+	RenameTable(ctx context.Context, database, name, newName string) error
 	ListTables(ctx context.Context, database string) ([]string, error)
 }

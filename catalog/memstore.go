@@ -116,6 +116,34 @@ func (s *MemStore) NumTables() int {
 	return n
 }
 
+func (s *MemStore) AlterTable(_ context.Context, t *Table) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, ok := s.mu.dbs[t.Database][t.Name]; !ok {
+		return fmt.Errorf("table %s.%s: %w", t.Database, t.Name, ErrNotFound)
+	}
+	c := *t
+	s.mu.dbs[t.Database][t.Name] = &c
+	return nil
+}
+
+func (s *MemStore) RenameTable(_ context.Context, database, name, newName string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.mu.dbs[database][name]
+	if !ok {
+		return fmt.Errorf("table %s.%s: %w", database, name, ErrNotFound)
+	}
+	if _, ok := s.mu.dbs[database][newName]; ok {
+		return fmt.Errorf("table %s.%s: %w", database, newName, ErrExists)
+	}
+	c := *t
+	c.Name = newName
+	delete(s.mu.dbs[database], name)
+	s.mu.dbs[database][newName] = &c
+	return nil
+}
+
 func (s *MemStore) ListTables(_ context.Context, database string) ([]string, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -151,6 +151,8 @@ func TestViewerRole(t *testing.T) {
 		"EXECUTE INSERT INTO sink SELECT k, 1 FROM gen;": "INSERT",
 		"STOP JOB '" + id + "';":                         "STOP JOB",
 		"BEGIN STATEMENT SET;":                           "a statement set",
+		"ALTER TABLE sink SET ('k' = 'v');":              "ALTER TABLE",
+		"CREATE TABLE c AS SELECT 1;":                    "CREATE TABLE",
 	} {
 		err := execErr(t, viewer, "SELECT 1;\n  "+sql)
 		want := "Permission denied: sql: line 2, column 3: " + kind + " needs the admin role (bob is a viewer)"

@@ -86,6 +86,9 @@ type session struct {
 	database string
 	temp     *catalog.MemStore
 	store    catalog.Store
+	// set is the statement set open since BEGIN STATEMENT SET; nil when
+	// none is.
+	set *statementSet
 }
 
 // Table resolves a table name for the planner: temporary tables first, then
@@ -270,11 +273,16 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 	if err := permitStatement(x.who, st); err != nil {
 		return err
 	}
+	if x.s.set != nil {
+		return x.inSet(ctx, st)
+	}
 	switch st := st.(type) {
 	case *ast.CreateTableStmt:
 		return x.createTable(ctx, st)
 	case *ast.DropTableStmt:
 		return x.dropTable(ctx, st)
+	case *ast.AlterTableStmt:
+		return x.alterTable(ctx, st)
 	case *ast.CreateDatabaseStmt:
 		return x.createDatabase(ctx, st)
 	case *ast.DropDatabaseStmt:
@@ -299,8 +307,12 @@ func (x *execution) run(ctx context.Context, st ast.Statement) error {
 		return x.explain(ctx, st)
 	case *ast.StopJobStmt:
 		return x.stopJob(ctx, st)
-	case *ast.BeginStatementSetStmt, *ast.StatementSetStmt, *ast.EndStmt:
-		return &planner.Error{Pos: st.Position(), Msg: "statement sets are not supported yet"}
+	case *ast.BeginStatementSetStmt:
+		return x.beginSet()
+	case *ast.EndStmt:
+		return userErr(st.Pos, msgEndNoSet)
+	case *ast.StatementSetStmt:
+		return x.executeSet(ctx, st)
 	case *ast.CreateViewStmt:
 		return x.createView(ctx, st)
 	case *ast.DropViewStmt:
@@ -322,6 +334,9 @@ func (x *execution) createTable(ctx context.Context, st *ast.CreateTableStmt) er
 		return err
 	} else if !ok {
 		return userErr(st.Name.Pos, "database %s does not exist", db)
+	}
+	if st.AsQuery != nil {
+		return x.createTableAs(ctx, st, db)
 	}
 	t, err := planner.BuildTable(st, db, time.Now().UnixMilli())
 	if err != nil {
@@ -647,6 +662,12 @@ func (x *execution) insert(ctx context.Context, st *ast.InsertStmt) error {
 	if err != nil {
 		return err
 	}
+	return x.submitInsert(ctx, plan)
+}
+
+// submitInsert submits the job of an INSERT or a statement set: a bounded
+// one is waited for until it finishes, an unbounded one runs on.
+func (x *execution) submitInsert(ctx context.Context, plan *planner.Plan) error {
 	job, err := x.g.jm.submitJob(ctx, plan.Graph, nil, x.slotTimeout())
 	if err != nil {
 		return err
@@ -728,8 +749,26 @@ func (x *execution) explain(ctx context.Context, st *ast.ExplainStmt) error {
 		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanQuery(ctx, inner.Query, x.text(inner)) })
 	case *ast.InsertStmt:
 		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, inner, x.text(inner)) })
+	case *ast.StatementSetStmt:
+		set := &statementSet{inserts: inner.Inserts}
+		for _, ins := range inner.Inserts {
+			set.texts = append(set.texts, x.text(ins))
+		}
+		plan, err = x.planSet(ctx, set)
+	case *ast.CreateTableStmt:
+		if inner.AsQuery == nil {
+			return userErr(st.Pos, "EXPLAIN supports SELECT, INSERT, statement sets and CREATE TABLE ... AS SELECT")
+		}
+		db, _, qerr := x.s.qualify(inner.Name.Strings())
+		if qerr != nil {
+			return userErr(inner.Name.Pos, "%v", qerr)
+		}
+		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) {
+			_, plan, err := p.PlanCreateTableAs(ctx, inner, db, time.Now().UnixMilli(), x.text(inner))
+			return plan, err
+		})
 	default:
-		return userErr(st.Pos, "EXPLAIN supports SELECT and INSERT statements")
+		return userErr(st.Pos, "EXPLAIN supports SELECT, INSERT, statement sets and CREATE TABLE ... AS SELECT")
 	}
 	if err != nil {
 		return err

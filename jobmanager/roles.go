@@ -85,6 +85,8 @@ func statementKind(st ast.Statement) string {
 		return "CREATE TABLE"
 	case *ast.DropTableStmt:
 		return "DROP TABLE"
+	case *ast.AlterTableStmt:
+		return "ALTER TABLE"
 	case *ast.CreateViewStmt:
 		return "CREATE VIEW"
 	case *ast.DropViewStmt:

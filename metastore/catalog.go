@@ -208,6 +208,69 @@ func (c catalogStore) DropTable(ctx context.Context, database, name string) erro
 	return nil
 }
 
+// AlterTable replaces the stored table of t's database and name with t,
+// in one transaction that fails with ErrNotFound when it is absent.
+func (c catalogStore) AlterTable(ctx context.Context, t *catalog.Table) error {
+	val, err := json.Marshal(t)
+	if err != nil {
+		return fmt.Errorf("metastore: encode table %s.%s: %w", t.Database, t.Name, err)
+	}
+	k := c.tableKey(t.Database, t.Name)
+	resp, err := c.s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.CreateRevision(k), ">", 0)).
+		Then(clientv3.OpPut(k, string(val))).
+		Commit()
+	if err != nil {
+		return fmt.Errorf("metastore: alter table %s.%s: %w", t.Database, t.Name, err)
+	}
+	if !resp.Succeeded {
+		return fmt.Errorf("table %s.%s: %w", t.Database, t.Name, catalog.ErrNotFound)
+	}
+	return nil
+}
+
+// RenameTable moves a table to newName in one transaction, which fails
+// with ErrNotFound when the table is absent or changed meanwhile, and with
+// ErrExists when newName is taken.
+func (c catalogStore) RenameTable(ctx context.Context, database, name, newName string) error {
+	if err := validName("table", newName); err != nil {
+		return err
+	}
+	old, nk := c.tableKey(database, name), c.tableKey(database, newName)
+	get, err := c.s.client.Get(ctx, old)
+	if err != nil {
+		return fmt.Errorf("metastore: rename table %s.%s: %w", database, name, err)
+	}
+	if len(get.Kvs) == 0 {
+		return fmt.Errorf("table %s.%s: %w", database, name, catalog.ErrNotFound)
+	}
+	var t catalog.Table
+	if err := json.Unmarshal(get.Kvs[0].Value, &t); err != nil {
+		return fmt.Errorf("metastore: decode table %s.%s: %w", database, name, err)
+	}
+	t.Name = newName
+	val, err := json.Marshal(&t)
+	if err != nil {
+		return fmt.Errorf("metastore: encode table %s.%s: %w", database, newName, err)
+	}
+	resp, err := c.s.client.Txn(ctx).
+		If(clientv3.Compare(clientv3.ModRevision(old), "=", get.Kvs[0].ModRevision),
+			clientv3.Compare(clientv3.CreateRevision(nk), "=", 0)).
+		Then(clientv3.OpPut(nk, string(val)), clientv3.OpDelete(old)).
+		Else(clientv3.OpGet(nk, clientv3.WithCountOnly())).
+		Commit()
+	if err != nil {
+		return fmt.Errorf("metastore: rename table %s.%s: %w", database, name, err)
+	}
+	if resp.Succeeded {
+		return nil
+	}
+	if resp.Responses[0].GetResponseRange().Count > 0 {
+		return fmt.Errorf("table %s.%s: %w", database, newName, catalog.ErrExists)
+	}
+	return fmt.Errorf("table %s.%s changed while it was renamed: %w", database, name, catalog.ErrNotFound)
+}
+
 // ListTables returns the table names of database, sorted; ErrNotFound when
 // the database does not exist. The existence check and the listing are one
 // consistent read.

@@ -176,3 +176,44 @@ func TestCatalogRejectsEmptyNames(t *testing.T) {
 		t.Fatal("created a table with no name")
 	}
 }
+
+// TestCatalogAlterAndRename: AlterTable replaces a stored table and
+// RenameTable moves it, each refusing a missing table, and RenameTable a
+// taken name.
+func TestCatalogAlterAndRename(t *testing.T) {
+	c := newTestStore(t).Catalog()
+	ctx := testCtx(t)
+	db := catalog.DefaultDatabase
+	if err := c.AlterTable(ctx, sampleTable(db, "orders")); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("alter a missing table: %v, want ErrNotFound", err)
+	}
+	for _, n := range []string{"orders", "other"} {
+		if err := c.CreateTable(ctx, sampleTable(db, n)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := sampleTable(db, "orders")
+	want.Options["topic"] = "u"
+	if err := c.AlterTable(ctx, want); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.GetTable(ctx, db, "orders"); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("altered table = %+v, %v, want %+v", got, err, want)
+	}
+	if err := c.RenameTable(ctx, db, "orders", "other"); !errors.Is(err, catalog.ErrExists) {
+		t.Fatalf("rename onto a taken name: %v, want ErrExists", err)
+	}
+	if err := c.RenameTable(ctx, db, "nope", "x"); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("rename a missing table: %v, want ErrNotFound", err)
+	}
+	if err := c.RenameTable(ctx, db, "orders", "renamed"); err != nil {
+		t.Fatal(err)
+	}
+	want.Name = "renamed"
+	if got, err := c.GetTable(ctx, db, "renamed"); err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed table = %+v, %v, want %+v", got, err, want)
+	}
+	if _, err := c.GetTable(ctx, db, "orders"); !errors.Is(err, catalog.ErrNotFound) {
+		t.Fatalf("the old name after a rename: %v, want ErrNotFound", err)
+	}
+}

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
@@ -29,6 +30,9 @@ type stream struct {
 // graphBuilder assembles a job graph.
 type graphBuilder struct {
 	g *jobgraph.Graph
+	// shared marks the vertices several pipelines read (see share):
+	// chaining onto one starts a vertex of its own instead.
+	shared map[int]bool
 }
 
 func newGraphBuilder(name string, maxParallelism int) *graphBuilder {
@@ -67,6 +71,11 @@ func (b *graphBuilder) source(name string, parallelism int, op *jobgraph.Operato
 // chain appends op to s's vertex, or, when the operator must run at another
 // parallelism, starts a new vertex fed by a redistributing edge.
 func (b *graphBuilder) chain(s *stream, parallelism int, op *jobgraph.Operator, out types.Schema) *stream {
+	if parallelism == s.vertex.Parallelism && b.shared[s.vertex.ID] {
+		v := b.vertex(op.Name, parallelism, 1, op)
+		b.edge(s.vertex, v, 0, types.PartitionForward, nil)
+		return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes, updatesOnly: s.updatesOnly}
+	}
 	if parallelism == s.vertex.Parallelism {
 		s.vertex.Chain = append(s.vertex.Chain, op)
 		s.vertex.Name += " -> " + op.Name
@@ -79,6 +88,37 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *jobgraph.Operator, 
 	}
 	b.edge(s.vertex, v, 0, p, nil)
 	return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes, updatesOnly: s.updatesOnly}
+}
+
+// share makes v, a source vertex that one pipeline chained operators onto,
+// readable by another: the operators after its first move to a vertex of
+// their own, fed by a forward edge, and v emits the source's rows to both.
+// The caller must hold no stream of v's old chain.
+func (b *graphBuilder) share(v *jobgraph.Vertex) {
+	if b.shared[v.ID] {
+		return
+	}
+	if b.shared == nil {
+		b.shared = map[int]bool{}
+	}
+	if len(v.Chain) > 1 {
+		rest := b.vertex("", v.Parallelism, 1, v.Chain[1])
+		rest.Chain = append(rest.Chain, v.Chain[2:]...)
+		names := make([]string, len(rest.Chain))
+		for i, op := range rest.Chain {
+			names[i] = op.Name
+		}
+		rest.Name = strings.Join(names, " -> ")
+		for _, e := range b.g.Edges {
+			if e.Source == v.ID {
+				e.Source = rest.ID
+			}
+		}
+		b.edge(v, rest, 0, types.PartitionForward, nil)
+		v.Chain = []*jobgraph.Operator{v.Chain[0]}
+		v.Name = v.Chain[0].Name
+	}
+	b.shared[v.ID] = true
 }
 
 // join starts a two-input vertex fed by hash edges on the key columns, or,

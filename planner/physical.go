@@ -19,6 +19,9 @@ type physical struct {
 	p           *Planner
 	b           *graphBuilder
 	parallelism int
+	// reuse shares the sources of a statement set's INSERTs; nil for one
+	// statement.
+	reuse *sourceReuse
 }
 
 func op(name string, spec jobgraph.Spec) *jobgraph.Operator {
@@ -167,7 +170,11 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		par = maxPar
 	}
 	name := "Source: " + n.table.Name
-	s := ph.b.source(name, par, op(name, src), n.phys, sourceBounded(n, !ph.p.Options.Follow))
+	s := ph.reuse.source(ph.b, n.table, src, par, n.phys, sourceBounded(n, !ph.p.Options.Follow))
+	if s == nil {
+		s = ph.b.source(name, par, op(name, src), n.phys, sourceBounded(n, !ph.p.Options.Follow))
+		ph.reuse.add(n.table, src, par, s.vertex)
+	}
 	if keys := upsertKeys(n.table, n.phys); keys != nil {
 		// A managed table with a primary key holds upserts: the latest row
 		// of each key wins. Normalizing them by key yields the changelog

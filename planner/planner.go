@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -132,35 +133,175 @@ func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Pla
 
 // PlanInsert plans an INSERT INTO a table.
 func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql string) (*Plan, error) {
-	if ins.Overwrite {
-		return nil, unsupported(ins.Pos, "INSERT OVERWRITE")
+	return p.PlanInserts(ctx, []*ast.InsertStmt{ins}, sql)
+}
+
+// MaxStatementSetInserts caps the INSERTs of one statement set: each adds
+// a sink (and its sources) to the one job.
+const MaxStatementSetInserts = 64
+
+// PlanInserts plans several INSERTs, a statement set, as one job: one graph
+// holding each INSERT's pipeline and sink. The job is bounded when every
+// INSERT is, and named as Flink names it, "insert-into_" and the sinks'
+// names joined by ',' (a sink written twice numbered _1, _2). sql is the job's SQL text.
+func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sql string) (*Plan, error) {
+	if len(inserts) == 0 {
+		return nil, errors.New("planner: no INSERT to plan")
 	}
-	if len(ins.Hints) > 0 {
-		return nil, unsupported(ins.Hints[0].Pos, "hints on INSERT")
-	}
-	target, err := p.Catalog.Table(ctx, ins.Table.Strings())
-	if err != nil {
-		if errors.Is(err, catalog.ErrNotFound) {
-			return nil, errorf(ins.Table.Pos, "unknown table \"%s\"", ins.Table.String())
-		}
-		return nil, errorf(ins.Table.Pos, "looking up table %s: %v", ins.Table.String(), err)
-	}
-	if target.IsView() {
-		return nil, errorf(ins.Table.Pos, "view %s cannot be written: INSERT INTO takes a table", qualified(target))
-	}
-	b := &binder{ctx: ctx, catalog: p.Catalog}
-	n, err := b.bindQuery(ins.Query)
-	if err != nil {
-		return nil, err
-	}
-	n, err = fitToSink(n, target, ins)
-	if err != nil {
-		return nil, err
+	if len(inserts) > MaxStatementSetInserts {
+		return nil, errorf(inserts[MaxStatementSetInserts].Pos, "a statement set holds at most %d INSERT statements; split it into several", MaxStatementSetInserts)
 	}
 	ph, err := p.physical(ctx, sql)
 	if err != nil {
 		return nil, err
 	}
+	if len(inserts) > 1 {
+		ph.reuse = &sourceReuse{}
+	}
+	all := &stream{bounded: true}
+	var names []string
+	for _, ins := range inserts {
+		s, target, err := p.planInsert(ctx, ph, ins)
+		if err != nil {
+			return nil, err
+		}
+		ph.reuse.next()
+		all.bounded = all.bounded && s.bounded
+		names = append(names, qualified(target))
+	}
+	plan, err := p.finish(ph, all, nil)
+	if err != nil {
+		return nil, err
+	}
+	plan.Graph.Name = "insert-into_" + strings.Join(numberDuplicates(names), ",")
+	return plan, nil
+}
+
+// numberDuplicates suffixes the names that occur more than once with _1,
+// _2, ... in order, as Flink names the sinks of a job.
+func numberDuplicates(names []string) []string {
+	count := map[string]int{}
+	for _, n := range names {
+		count[n]++
+	}
+	seen := map[string]int{}
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = n
+		if count[n] > 1 {
+			seen[n]++
+			out[i] = fmt.Sprintf("%s_%d", n, seen[n])
+		}
+	}
+	return out
+}
+
+// sourceReuse lets the INSERTs of a statement set read one source vertex
+// where they scan the same table with the same source spec and
+// parallelism, as Flink reuses sources (table.optimizer.reuse-source-enabled).
+// NB: scans within one INSERT (a self-join) are not shared: a stream of
+// the first may still be under construction when the second is planned.
+// A nil *sourceReuse shares nothing.
+type sourceReuse struct {
+	// done holds the source vertices of the INSERTs planned so far, and
+	// current those of the one being planned, by reuseKey.
+	done, current map[string]*jobgraph.Vertex
+}
+
+func reuseKey(t *catalog.Table, spec jobgraph.Spec, parallelism int) (string, bool) {
+	b, err := json.Marshal(spec)
+	if err != nil {
+		return "", false
+	}
+	return fmt.Sprintf("%s\x00%d\x00%T\x00%s", qualified(t), parallelism, spec, b), true
+}
+
+// source returns a stream reading the source vertex of an earlier INSERT
+// that scans t as spec at parallelism, or nil when there is none.
+func (r *sourceReuse) source(b *graphBuilder, t *catalog.Table, spec jobgraph.Spec, parallelism int, schema types.Schema, bounded bool) *stream {
+	if r == nil {
+		return nil
+	}
+	key, ok := reuseKey(t, spec, parallelism)
+	v := r.done[key]
+	if !ok || v == nil {
+		return nil
+	}
+	b.share(v)
+	return &stream{vertex: v, schema: schema, bounded: bounded}
+}
+
+// add records v as the source vertex of a scan of t in the current INSERT.
+func (r *sourceReuse) add(t *catalog.Table, spec jobgraph.Spec, parallelism int, v *jobgraph.Vertex) {
+	if r == nil {
+		return
+	}
+	key, ok := reuseKey(t, spec, parallelism)
+	if !ok {
+		return
+	}
+	if r.current == nil {
+		r.current = map[string]*jobgraph.Vertex{}
+	}
+	if _, dup := r.current[key]; !dup {
+		r.current[key] = v
+	}
+}
+
+// next ends an INSERT: its sources may be shared by the INSERTs after it.
+func (r *sourceReuse) next() {
+	if r == nil {
+		return
+	}
+	if r.done == nil {
+		r.done = map[string]*jobgraph.Vertex{}
+	}
+	for k, v := range r.current {
+		if _, ok := r.done[k]; !ok {
+			r.done[k] = v
+		}
+	}
+	r.current = nil
+}
+
+// planInsert adds ins's pipeline and sink to ph's graph and returns the
+// sink's stream and table.
+func (p *Planner) planInsert(ctx context.Context, ph *physical, ins *ast.InsertStmt) (*stream, *catalog.Table, error) {
+	if ins.Overwrite {
+		return nil, nil, unsupported(ins.Pos, "INSERT OVERWRITE")
+	}
+	if len(ins.Hints) > 0 {
+		return nil, nil, unsupported(ins.Hints[0].Pos, "hints on INSERT")
+	}
+	target, err := p.Catalog.Table(ctx, ins.Table.Strings())
+	if err != nil {
+		if errors.Is(err, catalog.ErrNotFound) {
+			return nil, nil, errorf(ins.Table.Pos, "unknown table \"%s\"", ins.Table.String())
+		}
+		return nil, nil, errorf(ins.Table.Pos, "looking up table %s: %v", ins.Table.String(), err)
+	}
+	if target.IsView() {
+		return nil, nil, errorf(ins.Table.Pos, "view %s cannot be written: INSERT INTO takes a table", qualified(target))
+	}
+	b := &binder{ctx: ctx, catalog: p.Catalog}
+	n, err := b.bindQuery(ins.Query)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err = fitToSink(n, target, ins)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := p.sinkInto(ph, n, target, ins.Table.Pos)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, target, nil
+}
+
+// sinkInto builds n and chains target's sink onto it; pos is where the
+// statement names the target.
+func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.Pos) (*stream, error) {
 	s, err := ph.build(n)
 	if err != nil {
 		return nil, err
@@ -177,21 +318,15 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 		if target.Managed() {
 			hint = "; give the table a PRIMARY KEY to make it an upsert table"
 		}
-		return nil, errorf(ins.Table.Pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
+		return nil, errorf(pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
 			qualified(target), what, s.changes, hint)
 	}
 	sink, err := p.Connectors.SinkSpec(target)
 	if err != nil {
-		return nil, errorf(ins.Table.Pos, "table %s: %v", qualified(target), err)
+		return nil, errorf(pos, "table %s: %v", qualified(target), err)
 	}
 	name := "Sink: " + target.Name
-	ph.b.chain(s, s.vertex.Parallelism, op(name, sink), s.schema)
-	plan, err := p.finish(ph, s, nil)
-	if err != nil {
-		return nil, err
-	}
-	plan.Graph.Name = "insert-into_" + qualified(target)
-	return plan, nil
+	return ph.b.chain(s, s.vertex.Parallelism, op(name, sink), s.schema), nil
 }
 
 func qualified(t *catalog.Table) string {

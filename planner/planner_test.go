@@ -88,6 +88,8 @@ func TestPlanner(t *testing.T) {
 						plan, err = p.PlanQuery(context.Background(), st.Query, st.Source().Text(d.Input))
 					case *ast.InsertStmt:
 						plan, err = p.PlanInsert(context.Background(), st, st.Source().Text(d.Input))
+					case *ast.StatementSetStmt:
+						plan, err = p.PlanInserts(context.Background(), st.Inserts, st.Source().Text(d.Input))
 					default:
 						t.Fatalf("plan takes SELECT or INSERT, got %T", st)
 					}
@@ -97,6 +99,9 @@ func TestPlanner(t *testing.T) {
 					}
 					checkWireRoundTrip(t, plan.Graph)
 					fmt.Fprintf(&out, "%s\nbounded: %v\n", ExplainGraph(plan.Graph), plan.Bounded)
+					if _, ok := st.(*ast.StatementSetStmt); ok {
+						fmt.Fprintf(&out, "job: %s\n", plan.Graph.Name)
+					}
 					for _, f := range plan.Result {
 						fmt.Fprintf(&out, "column %s %s\n", f.Name, f.Type)
 					}

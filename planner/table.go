@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -18,7 +19,7 @@ func BuildTable(s *ast.CreateTableStmt, database string, createdUnixMs int64) (*
 		return nil, unsupported(s.Like.Pos, "CREATE TABLE ... LIKE")
 	}
 	if s.AsQuery != nil {
-		return nil, unsupported(s.AsQuery.Pos, "CREATE TABLE ... AS SELECT")
+		return nil, fmt.Errorf("planner: internal error: BuildTable of CREATE TABLE ... AS SELECT (PlanCreateTableAs plans it)")
 	}
 	if len(s.PartitionedBy) > 0 {
 		return nil, unsupported(s.PartitionedBy[0].Pos, "PARTITIONED BY")
@@ -137,6 +138,70 @@ func BuildTable(s *ast.CreateTableStmt, database string, createdUnixMs int64) (*
 		t.Options[o.Key] = o.Value
 	}
 	return t, nil
+}
+
+// PlanCreateTableAs plans CREATE TABLE ... AS SELECT (Flink's CTAS): it
+// returns the table, in database, with the query's column names and types
+// and the statement's options, and the job that writes the query's rows
+// into it. Nothing is created: the caller creates the table, then submits
+// the job, so a query that fails to plan leaves no table behind.
+func (p *Planner) PlanCreateTableAs(ctx context.Context, s *ast.CreateTableStmt, database string, createdUnixMs int64, sql string) (*catalog.Table, *Plan, error) {
+	switch {
+	case s.Temporary:
+		return nil, nil, errorf(s.Pos, "CREATE TABLE AS SELECT syntax does not support to create temporary table yet.")
+	case len(s.Columns) > 0:
+		return nil, nil, unsupported(s.Columns[0].Pos, "column definitions in CREATE TABLE ... AS SELECT")
+	case len(s.Watermarks) > 0:
+		return nil, nil, unsupported(s.Watermarks[0].Pos, "a WATERMARK in CREATE TABLE ... AS SELECT")
+	case s.PrimaryKey != nil:
+		return nil, nil, unsupported(s.PrimaryKey.Pos, "a PRIMARY KEY in CREATE TABLE ... AS SELECT")
+	case len(s.PartitionedBy) > 0:
+		return nil, nil, unsupported(s.PartitionedBy[0].Pos, "PARTITIONED BY")
+	case s.Like != nil:
+		return nil, nil, unsupported(s.Like.Pos, "CREATE TABLE ... LIKE")
+	}
+	b := &binder{ctx: ctx, catalog: p.Catalog}
+	n, err := b.bindQuery(s.AsQuery)
+	if err != nil {
+		return nil, nil, err
+	}
+	t := &catalog.Table{
+		Database:      database,
+		Name:          s.Name.Object(),
+		Comment:       s.Comment,
+		CreatedUnixMs: createdUnixMs,
+		Options:       map[string]string{},
+	}
+	for _, f := range n.schema() {
+		if f.Type.Kind == types.KindNull {
+			return nil, nil, errorf(s.AsQuery.Pos, "column %s of the query has type NULL: CAST it to the type the table's column should have", f.Name)
+		}
+		t.Columns = append(t.Columns, catalog.Column{Name: f.Name, Type: f.Type})
+	}
+	for _, o := range s.Options {
+		if _, dup := t.Options[o.Key]; dup {
+			return nil, nil, errorf(o.Pos, "option '%s' is given twice", o.Key)
+		}
+		t.Options[o.Key] = o.Value
+	}
+	ph, err := p.physical(ctx, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	ins := &ast.InsertStmt{StmtBase: s.StmtBase, Table: s.Name, Query: s.AsQuery}
+	if n, err = fitToSink(n, t, ins); err != nil {
+		return nil, nil, err
+	}
+	st, err := p.sinkInto(ph, n, t, s.Name.Pos)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan, err := p.finish(ph, st, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	plan.Graph.Name = "insert-into_" + qualified(t)
+	return t, plan, nil
 }
 
 // DescribeTable renders a table's columns as SHOW CREATE TABLE would.

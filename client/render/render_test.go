@@ -337,6 +337,17 @@ func TestStatementComplete(t *testing.T) {
 		{"SELECT \"a;\"\n;", true},
 		{"SELECT 1;\nSELECT 2", false},
 		{"", false},
+		{"EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1;", false},
+		{"EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT ';';\n", false},
+		{"EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND;", true},
+		{"execute statement set begin insert into a select 1; end ;", true},
+		{"EXPLAIN STATEMENT SET BEGIN INSERT INTO a SELECT 1;", false},
+		{"EXPLAIN CHANGELOG_MODE EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END;", true},
+		{"EXECUTE INSERT INTO a SELECT 1;", true},
+		{"EXPLAIN SELECT 1 AS statement_set;", true},
+		{"BEGIN STATEMENT SET;", true},
+		{"SELECT 1;\nEXECUTE STATEMENT SET BEGIN", false},
+		{"EXECUTE STATEMENT SET BEGIN INSERT INTO a SELECT 1; END; SELECT 1", false},
 	} {
 		if got := StatementComplete(c.text); got != c.want {
 			t.Errorf("StatementComplete(%q) = %v, want %v", c.text, got, c.want)

@@ -147,7 +147,9 @@ func isQuit(stmt string) bool {
 // its last significant character is a ';' that is not inside a string
 // literal ('...'), a quoted identifier ("..." or `...`) or a comment
 // (-- to end of line, /* ... */). A doubled quote inside a literal is an
-// escaped quote.
+// escaped quote. The ';'s inside EXECUTE STATEMENT SET BEGIN ... END (and
+// EXPLAIN STATEMENT SET ...) separate its INSERTs: only the ';' after END
+// ends such a statement.
 func StatementComplete(text string) bool {
 	const (
 		normal = iota
@@ -158,17 +160,37 @@ func StatementComplete(text string) bool {
 		blockComment
 	)
 	state, semi := normal, false
+	// words are the upper-cased words of the statement being read, and
+	// word the one under way.
+	var words []string
+	word := -1
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		next := byte(0)
 		if i+1 < len(text) {
 			next = text[i+1]
 		}
+		if state == normal && isWordByte(c) {
+			if word < 0 {
+				word = i
+			}
+			semi = false
+			continue
+		}
+		if word >= 0 {
+			words = append(words, strings.ToUpper(text[word:i]))
+			word = -1
+		}
 		switch state {
 		case normal:
 			switch {
 			case c == ';':
-				semi = true
+				if statementSetOpen(words) {
+					semi = false
+					words = append(words, ";")
+					continue
+				}
+				semi, words = true, words[:0]
 			case c == ' ' || c == '\t' || c == '\n' || c == '\r':
 			case c == '-' && next == '-':
 				state = lineComment
@@ -211,4 +233,30 @@ func StatementComplete(text string) bool {
 		}
 	}
 	return semi && (state == normal || state == lineComment)
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c == '$' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
+}
+
+// statementSetOpen reports whether the words of a statement up to a ';'
+// are those of a statement set that END has not closed yet: EXECUTE
+// STATEMENT SET or EXPLAIN [details] [EXECUTE] STATEMENT SET, and a last
+// word other than END.
+func statementSetOpen(words []string) bool {
+	if len(words) == 0 || words[len(words)-1] == "END" {
+		return false
+	}
+	if words[0] != "EXECUTE" && words[0] != "EXPLAIN" {
+		return false
+	}
+	for i := 1; i+1 < len(words) && i < 8; i++ {
+		switch {
+		case words[i] == "STATEMENT" && words[i+1] == "SET":
+			return true
+		case words[i] == "BEGIN" || words[i] == ";" || words[0] == "EXECUTE" && i > 1:
+			return false
+		}
+	}
+	return false
 }

@@ -35,6 +35,26 @@ func TestShellRunsStatementsUntilQuit(t *testing.T) {
 	}
 }
 
+// TestShellReadsStatementSets: an EXECUTE STATEMENT SET goes to the
+// gateway whole, up to its END; the client form's statements one by one.
+func TestShellReadsStatementSets(t *testing.T) {
+	in := "EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND;\nBEGIN STATEMENT SET;\nINSERT INTO a SELECT 3;\nEND;\n"
+	var got []string
+	exec := func(ctx context.Context, script string, h client.Handler) error {
+		got = append(got, script)
+		return nil
+	}
+	var out, errw bytes.Buffer
+	sh := &Shell{Exec: exec, In: io.NopCloser(strings.NewReader(in)), Out: &out, Err: &errw}
+	if err := sh.Run(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"EXECUTE STATEMENT SET\nBEGIN\nINSERT INTO a SELECT 1;\nINSERT INTO b SELECT 2;\nEND;", "BEGIN STATEMENT SET;", "INSERT INTO a SELECT 3;", "END;"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("statements = %q, want %q", got, want)
+	}
+}
+
 func TestShellInterruptCancelsStatement(t *testing.T) {
 	sig := make(chan os.Signal, 1)
 	started := make(chan struct{})

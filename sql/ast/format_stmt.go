@@ -147,6 +147,32 @@ func (n *DropTableStmt) format(p *printer) {
 	n.Name.format(p)
 }
 
+func (n *AlterTableStmt) format(p *printer) {
+	p.str("ALTER TABLE ")
+	if n.IfExists {
+		p.str("IF EXISTS ")
+	}
+	n.Name.format(p)
+	switch {
+	case n.RenameTo != nil:
+		p.str(" RENAME TO ")
+		n.RenameTo.format(p)
+	case len(n.Reset) > 0:
+		p.str(" RESET (")
+		for i, o := range n.Reset {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.str(QuoteString(o.Key))
+		}
+		p.str(")")
+	default:
+		p.str(" SET (")
+		list(p, n.Set)
+		p.str(")")
+	}
+}
+
 func (n *CreateViewStmt) format(p *printer) {
 	p.str("CREATE ")
 	if n.Temporary {

@@ -205,6 +205,19 @@ type StatementSetStmt struct {
 	Inserts []*InsertStmt
 }
 
+// AlterTableStmt is ALTER TABLE [IF EXISTS] name followed by one of
+// SET ('k' = 'v', ...), RESET ('k', ...) or RENAME TO new_name.
+type AlterTableStmt struct {
+	StmtBase
+	IfExists bool
+	Name     *ObjectName
+	// Set holds the options of SET; Reset the keys of RESET (their Value
+	// is empty); RenameTo the new name. Exactly one of them is non-empty.
+	Set      []*Option
+	Reset    []*Option
+	RenameTo *ObjectName
+}
+
 // ExecuteStmt is EXECUTE insert-or-query.
 type ExecuteStmt struct {
 	StmtBase
@@ -230,3 +243,4 @@ func (*BeginStatementSetStmt) stmtNode() {}
 func (*EndStmt) stmtNode()               {}
 func (*StatementSetStmt) stmtNode()      {}
 func (*ExecuteStmt) stmtNode()           {}
+func (*AlterTableStmt) stmtNode()        {}

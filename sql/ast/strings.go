@@ -2,6 +2,7 @@ package ast
 
 // String methods print each node as SQL (see Node).
 
+func (n *AlterTableStmt) String() string        { return toString(n) }
 func (n *ArrayCtor) String() string             { return toString(n) }
 func (n *BeginStatementSetStmt) String() string { return toString(n) }
 func (n *Between) String() string               { return toString(n) }

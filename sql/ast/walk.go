@@ -268,6 +268,11 @@ func appendChildren(kids []Node, n Node) []Node {
 		kids = appendList(kids, n.Options)
 	case *DropTableStmt:
 		kids = appendOpt(kids, n.Name)
+	case *AlterTableStmt:
+		kids = appendOpt(kids, n.Name)
+		kids = appendList(kids, n.Set)
+		kids = appendList(kids, n.Reset)
+		kids = appendOpt(kids, n.RenameTo)
 	case *CreateViewStmt:
 		kids = appendOpt(kids, n.Name)
 		kids = appendList(kids, n.Columns)

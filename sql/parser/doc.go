@@ -31,5 +31,6 @@
 // Keywords are case-insensitive; identifiers keep their spelling, and
 // ast.IsReserved lists the words that need back quotes to be used as names.
 // Not supported yet, with a clear error: MATCH_RECOGNIZE,
-// QUALIFY, ALTER, CREATE FUNCTION/CATALOG.
+// QUALIFY, ALTER other than ALTER TABLE SET, RESET and RENAME TO, CREATE
+// FUNCTION/CATALOG.
 package parser

@@ -54,6 +54,8 @@ func stmtBase(s ast.Statement) *ast.StmtBase {
 		return &s.StmtBase
 	case *ast.ExecuteStmt:
 		return &s.StmtBase
+	case *ast.AlterTableStmt:
+		return &s.StmtBase
 	}
 	panic("parser: statement without StmtBase")
 }
@@ -108,6 +110,8 @@ func (p *parser) statementBody() ast.Statement {
 		return &ast.EndStmt{}
 	case p.acceptKw("EXECUTE"):
 		return p.execute()
+	case p.peekKw("ALTER TABLE"):
+		return p.alterTable()
 	case p.peekKw("ALTER"), p.peekKw("TRUNCATE"), p.peekKw("DELETE"), p.peekKw("UPDATE"), p.peekKw("ANALYZE"), p.peekKw("LOAD"), p.peekKw("UNLOAD"):
 		p.errorAt(p.pos(), p.tok().upper+" statements are not supported yet")
 	}
@@ -178,6 +182,38 @@ func (p *parser) drop() ast.Statement {
 	}
 	p.unexpected()
 	return nil
+}
+
+// alterTable parses ALTER TABLE [IF EXISTS] name SET (options) | RESET
+// (keys) | RENAME TO name.
+func (p *parser) alterTable() ast.Statement {
+	p.expectKw("ALTER TABLE")
+	s := &ast.AlterTableStmt{}
+	s.IfExists = p.acceptKw("IF EXISTS")
+	s.Name = p.objectName()
+	switch {
+	case p.acceptKw("SET"):
+		s.Set = p.options()
+		if len(s.Set) == 0 {
+			p.errorAt(s.Name.Pos, "ALTER TABLE SET needs at least one option")
+		}
+	case p.acceptKw("RESET"):
+		p.expectOp("(")
+		for {
+			s.Reset = append(s.Reset, &ast.Option{Pos: p.pos(), Key: p.str()})
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		p.expectOp(")")
+	case p.acceptKw("RENAME TO"):
+		s.RenameTo = p.objectName()
+	case p.peekKw("ADD"), p.peekKw("MODIFY"), p.peekKw("DROP"), p.peekKw("RENAME"):
+		p.errorAt(p.pos(), "ALTER TABLE ... "+p.tok().upper+" is not supported yet")
+	default:
+		p.unexpected()
+	}
+	return s
 }
 
 // option parses 'key' = 'value'.
@@ -393,6 +429,8 @@ func (p *parser) explain() ast.Statement {
 		s.Stmt = p.statement()
 	case p.isKw("EXECUTE"), p.isKw("CREATE"):
 		s.Stmt = p.statement()
+	case p.peekKw("STATEMENT"):
+		s.Stmt = p.statementAt(p.statementSet)
 	default:
 		p.unexpected()
 	}
@@ -400,17 +438,8 @@ func (p *parser) explain() ast.Statement {
 }
 
 func (p *parser) execute() ast.Statement {
-	if p.acceptKw("STATEMENT SET") {
-		p.expectKw("BEGIN")
-		s := &ast.StatementSetStmt{}
-		for {
-			ins := p.statementAt(p.insert).(*ast.InsertStmt)
-			s.Inserts = append(s.Inserts, ins)
-			p.expectOp(";")
-			if p.acceptKw("END") {
-				return s
-			}
-		}
+	if p.peekKw("STATEMENT") {
+		return p.statementSet()
 	}
 	switch {
 	case p.isKw("INSERT"), p.isKw("SELECT"), p.isKw("WITH"), p.isKw("VALUES"), p.isOp("("):
@@ -418,6 +447,22 @@ func (p *parser) execute() ast.Statement {
 	}
 	p.unexpected()
 	return nil
+}
+
+// statementSet parses STATEMENT SET BEGIN insert; ...; END, after
+// EXECUTE or EXPLAIN.
+func (p *parser) statementSet() ast.Statement {
+	p.expectKw("STATEMENT SET")
+	p.expectKw("BEGIN")
+	s := &ast.StatementSetStmt{}
+	for {
+		ins := p.statementAt(p.insert).(*ast.InsertStmt)
+		s.Inserts = append(s.Inserts, ins)
+		p.expectOp(";")
+		if p.acceptKw("END") {
+			return s
+		}
+	}
 }
 
 // statementAt runs parse and fills in the statement's position and span.
