@@ -35,3 +35,13 @@ func TestSubqueryLocal(t *testing.T) {
 		})
 	}
 }
+
+// TestScalarSubqueryTooManyRows: a scalar subquery that returns more than
+// one row fails the job with an error that says so.
+func TestScalarSubqueryTooManyRows(t *testing.T) {
+	stdout, stderr, err := braid(t, 2*time.Minute, "sql", "--local", "-f",
+		"testdata/subquery/fails/scalar-too-many-rows.sql", "--format", "tsv")
+	if !strings.Contains(stdout+stderr, "a scalar subquery returned more than one row") {
+		t.Fatalf("no error for a scalar subquery of two rows (err %v)\nstdout:\n%s\nstderr:\n%s", err, stdout, stderr)
+	}
+}

@@ -181,6 +181,17 @@ func (b *binder) bindSemiJoin(in node, sc *scope, p subqueryPredicate) (node, er
 // over the left columns then the input's.
 func (b *binder) bindSubqueryInput(sc *scope, p subqueryPredicate, lw int) (node, []int, []*expr.Expr, error) {
 	sel, simple := simpleSelect(p.query)
+	if simple {
+		// An uncorrelated subquery is planned as any query is.
+		_, isc, err := b.bindFrom(sel.From)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		simple = outerRef(sel.Where, isc, sc) != nil
+		for _, item := range sel.Items {
+			simple = simple || outerRef(item.Expr, isc, sc) != nil
+		}
+	}
 	if !simple {
 		if s, ok := p.query.Body.(*ast.Select); ok && s.From != nil {
 			_, isc, err := b.bindFrom(s.From)
@@ -324,10 +335,19 @@ func (b *binder) bindScalarSubqueries(in node, sc *scope, s *ast.Select) (node, 
 			return nil, nil, err
 		}
 		lw := len(in.schema())
+		single := !hasAggregate(sel.Items[0].Expr)
+		if single {
+			sel = singleValue(sel)
+		}
 		n, jsc, err := b.decorrelate(in, sc, sel, decorrelation{pos: sq.Pos, joinPos: sq.Pos,
 			what: "scalar subqueries", uncorrelated: true})
 		if err != nil {
 			return nil, nil, err
+		}
+		if single {
+			if n, err = checkSingleValue(n, lw, sq.Pos); err != nil {
+				return nil, nil, err
+			}
 		}
 		nsc := &scope{cols: append([]scopeColumn{}, sc.cols...), star: star, merged: sc.merged,
 			scalars: map[*ast.Subquery]int{}}
@@ -345,11 +365,11 @@ func (b *binder) bindScalarSubqueries(in node, sc *scope, s *ast.Select) (node, 
 
 // scalarForm names the scalar subqueries Braid plans, for the error on the
 // others.
-const scalarForm = "scalar subqueries other than (SELECT <one aggregate> FROM t [WHERE ...])"
+const scalarForm = "scalar subqueries other than (SELECT <one value> FROM t [WHERE ...])"
 
-// scalarSelect returns the SELECT of a scalar subquery when it has the
-// form decorrelate takes: one aggregate, no GROUP BY, HAVING, DISTINCT,
-// ORDER BY or LIMIT.
+// scalarSelect returns the SELECT of a scalar subquery when it has a form
+// decorrelate takes, once a non-aggregate value is made one (singleValue):
+// one value, no GROUP BY, HAVING, DISTINCT, ORDER BY or LIMIT.
 func scalarSelect(sq *ast.Subquery) (*ast.Select, error) {
 	q := sq.Query
 	if len(q.With) > 0 || len(q.OrderBy) > 0 || q.Limit != nil || q.Offset != nil {
@@ -362,8 +382,47 @@ func scalarSelect(sq *ast.Subquery) (*ast.Select, error) {
 	if len(sel.Items) != 1 {
 		return nil, errorf(sq.Pos, "a scalar subquery must return one column, this one returns %d", len(sel.Items))
 	}
-	if !hasAggregate(sel.Items[0].Expr) {
-		return nil, unsupported(sel.Items[0].Pos, scalarForm)
-	}
 	return sel, nil
+}
+
+// tooManyRows is the run-time error of a scalar subquery that returns more
+// than one row, as Flink's SINGLE_VALUE fails the job.
+const tooManyRows = "a scalar subquery returned more than one row"
+
+// singleValue rewrites a scalar subquery of one non-aggregate value v as
+// SELECT MAX(v), COUNT(*): for at most one row MAX(v) is its value (NULL
+// for none), and checkSingleValue fails on a count above one. This is
+// Flink's SINGLE_VALUE aggregate.
+func singleValue(sel *ast.Select) *ast.Select {
+	item := sel.Items[0]
+	c := *sel
+	name := func(n string) *ast.ObjectName {
+		return &ast.ObjectName{Pos: item.Pos, Parts: []*ast.Ident{{Pos: item.Pos, Name: n}}}
+	}
+	c.Items = []*ast.SelectItem{
+		{Pos: item.Pos, Expr: &ast.FuncCall{Pos: item.Pos, Name: name("MAX"), Args: []ast.Expr{item.Expr}}, Alias: item.Alias},
+		{Pos: item.Pos, Expr: &ast.FuncCall{Pos: item.Pos, Name: name("COUNT"), Star: true},
+			Alias: &ast.Ident{Pos: item.Pos, Name: "$rows"}},
+	}
+	return &c
+}
+
+// checkSingleValue replaces the value and row count that singleValue's
+// subquery put at columns lw and lw+1 of n by the value, which fails the
+// job at run time when the count is above one.
+func checkSingleValue(n node, lw int, pos ast.Pos) (node, error) {
+	out := n.schema()
+	v, rows := expr.Column(lw, out[lw].Type), expr.Column(lw+1, out[lw+1].Type)
+	many, err := resolve(pos, ">", rows, expr.Literal(int64(1), types.BigInt.WithNullable(false)))
+	if err != nil {
+		return nil, err
+	}
+	fail := expr.Cast(expr.StringLiteral(tooManyRows), v.Type.WithNullable(true))
+	val, err := resolve(pos, "CASE", many, fail, v)
+	if err != nil {
+		return nil, err
+	}
+	exprs := append(identity(out[:lw]), val)
+	schema := append(append(types.Schema{}, out[:lw]...), types.Field{Name: out[lw].Name, Type: val.Type})
+	return &projectNode{input: n, exprs: exprs, out: schema}, nil
 }
