@@ -37,7 +37,7 @@ func (n *semiJoinNode) schema() types.Schema { return n.left.schema() }
 
 // subqueryHere is the error for a subquery where Braid cannot plan one.
 func subqueryHere(pos ast.Pos) error {
-	return unsupported(pos, "a subquery here (subqueries are supported as [NOT] EXISTS and [NOT] IN predicates joined by AND in WHERE, aggregate scalar subqueries in SELECT and WHERE, and in FROM)")
+	return unsupported(pos, "a subquery in this position (Braid plans [NOT] EXISTS and [NOT] IN joined by AND in WHERE, scalar subqueries in SELECT and WHERE, and subqueries in FROM)")
 }
 
 // resolveCorrelated resolves ref in a correlated subquery's scope: in the
