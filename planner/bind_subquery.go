@@ -272,9 +272,7 @@ func (b *binder) bindSubqueryInput(sc *scope, p subqueryPredicate, lw int) (node
 			if err != nil {
 				return nil, nil, nil, err
 			}
-			for _, c := range cols {
-				ys = append(ys, c)
-			}
+			ys = append(ys, cols...)
 			continue
 		}
 		e, err := bindExpr(csc.withoutAggs("aggregate functions are not allowed here"), item.Expr)
