@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/sql/ast"
@@ -315,8 +316,16 @@ func (b *binder) bindScalarSubqueries(in node, sc *scope, s *ast.Select) (node, 
 			return true
 		})
 	}
+	aggregating := len(s.GroupBy) > 0 || s.Having != nil
+	for _, item := range s.Items {
+		aggregating = aggregating || hasOwnAggregate(item.Expr)
+	}
 	for _, item := range s.Items {
 		collect(item.Expr)
+	}
+	if aggregating && len(subs) > 0 {
+		// NB: the value would have to be grouped on, or aggregated.
+		return nil, nil, unsupported(subs[0].Pos, "scalar subqueries in the SELECT list of an aggregating SELECT")
 	}
 	for _, c := range astConjuncts(s.Where) {
 		if _, ok := asSubqueryPredicate(c); !ok {
@@ -423,4 +432,27 @@ func checkSingleValue(n node, lw int, pos ast.Pos) (node, error) {
 	exprs := append(identity(out[:lw]), val)
 	schema := append(append(types.Schema{}, out[:lw]...), types.Field{Name: out[lw].Name, Type: val.Type})
 	return &projectNode{input: n, exprs: exprs, out: schema}, nil
+}
+
+// hasOwnAggregate reports whether e calls an aggregate function outside
+// the subqueries it holds.
+func hasOwnAggregate(e ast.Expr) bool {
+	found := false
+	ast.Inspect(e, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.Subquery, *ast.Exists:
+			return false
+		case *ast.InExpr:
+			if n.Query != nil {
+				found = found || hasOwnAggregate(n.X)
+				return false
+			}
+		case *ast.FuncCall:
+			if n.Over == nil && n.OverName == nil && aggregates[strings.ToUpper(n.Name.Object())] {
+				found = true
+			}
+		}
+		return !found
+	})
+	return found
 }
