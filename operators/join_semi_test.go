@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"go.uber.org/zap"
@@ -270,5 +271,43 @@ func TestSemiJoinWithoutKeys(t *testing.T) {
 	want := []string{"+I[1, 1, a]", "+I[(null), 2, b]", "-D[1, 1, a]", "-D[(null), 2, b]"}
 	if strings.Join(got.rows, " ") != strings.Join(want, " ") {
 		t.Fatalf("got  %v\nwant %v", got.rows, want)
+	}
+}
+
+// TestSemiJoinStateTTL: rows stop counting once their time to live has
+// passed since their last write (table.exec.state.ttl).
+func TestSemiJoinStateTTL(t *testing.T) {
+	for _, residual := range []bool{false, true} {
+		spec := semiSpec(false, residual)
+		spec.LeftTTLMs = (24 * time.Hour).Milliseconds()
+		spec.RightTTLMs = time.Hour.Milliseconds()
+		op, err := NewOperator(&spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := time.UnixMilli(1_000_000)
+		if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128,
+			Now: func() time.Time { return clock }}, 1<<20, t.TempDir())); err != nil {
+			t.Fatal(err)
+		}
+		k := int64(1)
+		out := &collector{}
+		feed := func(input int, row jrow) {
+			b := buildBatch(input, []joinEvent{{input, types.Insert, row}})
+			if err := op.Process(input, b, out); err != nil {
+				t.Fatal(err)
+			}
+			b.Release()
+		}
+		feed(1, jrow{key: &k, v: 9})
+		clock = clock.Add(59 * time.Minute)
+		feed(0, jrow{key: &k, v: 1, s: "a"}) // the right row is 59 minutes old: a match
+		clock = clock.Add(2 * time.Minute)
+		feed(0, jrow{key: &k, v: 2, s: "b"}) // 61 minutes: expired, no match
+		op.Close()
+		want := []string{"+I[1, 1, a]"}
+		if strings.Join(out.rows, " ") != strings.Join(want, " ") {
+			t.Fatalf("residual=%v: got %v, want %v", residual, out.rows, want)
+		}
 	}
 }
