@@ -34,6 +34,7 @@ var specKinds = struct {
 	KindJoinOuter:         func() Spec { return &JoinSpec{} },
 	KindJoinInterval:      func() Spec { return &IntervalJoinSpec{} },
 	KindJoinTemporal:      func() Spec { return &TemporalJoinSpec{} },
+	KindJoinSemi:          func() Spec { return &SemiJoinSpec{} },
 	KindNormalize:         func() Spec { return &NormalizeSpec{} },
 	KindGroupAggregate:    func() Spec { return &GroupAggSpec{} },
 	KindWindowAggregate:   func() Spec { return &WindowAggSpec{} },

@@ -29,6 +29,7 @@ const (
 	KindReplicate         = "replicate"          // ReplicateSpec
 	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
+	KindJoinSemi          = "join_semi"          // SemiJoinSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -80,6 +81,33 @@ func (s *JoinSpec) Kind() string {
 }
 
 func (*JoinSpec) Inputs() int { return 2 }
+
+// SemiJoinSpec configures a regular semi join (EXISTS, IN) or, with Anti,
+// anti join (NOT EXISTS, NOT IN) of two changelogs, as Flink's
+// StreamingSemiAntiJoinOperator runs it: a left row is emitted while it has
+// at least one match on the right (semi) or none (anti). A match is a right
+// row with equal keys that satisfies Residual (a predicate over the left
+// columns, then the right columns; nil for none). The output is the left
+// columns only. Without keys, both inputs go to one subtask.
+type SemiJoinSpec struct {
+	LeftSchema  types.Schema `json:"left_schema"`
+	RightSchema types.Schema `json:"right_schema"`
+	// LeftKeys and RightKeys are the equality key columns, pairwise of one
+	// type; a row with a NULL key never matches.
+	LeftKeys  []int      `json:"left_keys"`
+	RightKeys []int      `json:"right_keys"`
+	Residual  *expr.Expr `json:"residual,omitempty"`
+	Anti      bool       `json:"anti,omitempty"`
+	// LeftTTLMs and RightTTLMs are how long a side keeps a row after its
+	// last write (table.exec.state.ttl); 0 keeps it forever.
+	LeftTTLMs  int64 `json:"left_ttl_ms,omitempty"`
+	RightTTLMs int64 `json:"right_ttl_ms,omitempty"`
+}
+
+var _ Spec = (*SemiJoinSpec)(nil)
+
+func (*SemiJoinSpec) Kind() string { return KindJoinSemi }
+func (*SemiJoinSpec) Inputs() int  { return 2 }
 
 // IntervalJoinSpec configures an event-time interval join: an equi-join
 // (INNER, or LEFT, RIGHT, FULL OUTER with OuterLeft/OuterRight) whose rows

@@ -49,6 +49,25 @@ func (s *JoinSpec) Validate() error {
 	return nil
 }
 
+func (s *SemiJoinSpec) Validate() error {
+	if len(s.LeftKeys) != len(s.RightKeys) {
+		return fmt.Errorf("%d left keys but %d right keys", len(s.LeftKeys), len(s.RightKeys))
+	}
+	if err := checkColumns("left key", s.LeftKeys, s.LeftSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("right key", s.RightKeys, s.RightSchema); err != nil {
+		return err
+	}
+	if err := checkExpr("residual", s.Residual, len(s.LeftSchema)+len(s.RightSchema), false); err != nil {
+		return err
+	}
+	if s.LeftTTLMs < 0 || s.RightTTLMs < 0 {
+		return fmt.Errorf("negative state TTL (left %d ms, right %d ms)", s.LeftTTLMs, s.RightTTLMs)
+	}
+	return nil
+}
+
 func (s *IntervalJoinSpec) Validate() error {
 	if err := s.JoinSpec.Validate(); err != nil {
 		return err

@@ -584,3 +584,20 @@ func TestRestoreKeepsWatermark(t *testing.T) {
 		t.Fatalf("got %v, want %v", got, want)
 	}
 }
+
+func TestRestoreSemiJoin(t *testing.T) {
+	for _, mode := range []struct {
+		name           string
+		anti, residual bool
+	}{{"semi", false, false}, {"anti", true, false}, {"semi-residual", false, true}, {"anti-residual", true, true}} {
+		testRestore(t, func(r *rand.Rand) *restoreCase {
+			spec := semiSpec(mode.anti, mode.residual)
+			return &restoreCase{
+				name: mode.name, newOp: registered(&spec), inputs: 2,
+				keys: [2][]int{spec.LeftKeys, spec.RightKeys},
+				steps: restoreSteps(r, validEvents(r, 400, 8), func(e joinEvent) int { return e.input },
+					func(joinEvent) (int64, bool) { return 0, false }, buildBatch),
+			}
+		})
+	}
+}

@@ -85,7 +85,7 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 		return resolve(e.Pos, name, args...)
 	case *ast.InExpr:
 		if e.Query != nil {
-			return nil, unsupported(e.Pos, "IN with a subquery")
+			return nil, subqueryHere(e.Pos)
 		}
 		args, err := bindExprs(sc, append([]ast.Expr{e.X}, e.List...)...)
 		if err != nil {
@@ -170,8 +170,13 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 		return resolve(e.Pos, "TRIM", expr.StringLiteral(mode), chars, x)
 	case *ast.Case:
 		return bindCase(sc, e)
-	case *ast.Subquery, *ast.Exists:
-		return nil, unsupported(e.Position(), "subqueries in expressions")
+	case *ast.Subquery:
+		if i, ok := sc.scalars[e]; ok {
+			return expr.Column(i, sc.cols[i].typ), nil
+		}
+		return nil, subqueryHere(e.Pos)
+	case *ast.Exists:
+		return nil, subqueryHere(e.Pos)
 	case *ast.Star:
 		return nil, errorf(e.Pos, "* is only allowed in the SELECT list or COUNT(*)")
 	default:

@@ -50,18 +50,40 @@ func (b *binder) bindLateralJoin(j *ast.Join, dt *ast.DerivedTable) (node, *scop
 	if err != nil {
 		return nil, nil, err
 	}
+	return b.decorrelate(l, lsc, sel, decorrelation{pos: dt.Pos, joinPos: j.Pos, what: "LATERAL subqueries",
+		alias: dt.Alias, leftNames: inputNames(j.L), rightNames: inputNames(dt)})
+}
+
+// decorrelation describes the subquery decorrelate joins: where it is, how
+// errors name it, and its alias.
+type decorrelation struct {
+	pos, joinPos ast.Pos
+	// what names the construct in errors: "LATERAL subqueries".
+	what  string
+	alias *ast.TableAlias
+	// uncorrelated allows a subquery without a correlation: it is joined
+	// on a constant key, every outer row with its one result row.
+	uncorrelated          bool
+	leftNames, rightNames []string
+}
+
+// decorrelate joins l with the aggregate subquery sel, correlated to l's
+// scope lsc, as bindLateralJoin describes; it returns the join and the
+// scope of l's columns, then the subquery's.
+func (b *binder) decorrelate(l node, lsc *scope, sel *ast.Select, d decorrelation) (node, *scope, error) {
 	_, isc, err := b.bindFrom(sel.From)
 	if err != nil {
 		return nil, nil, err
 	}
 	for _, item := range sel.Items {
 		if ref := outerRef(item.Expr, isc, lsc); ref != nil {
-			return nil, nil, unsupported(ref.Pos, "LATERAL subqueries that use an outer column outside WHERE")
+			return nil, nil, unsupported(ref.Pos, d.what+" that use an outer column outside WHERE")
 		}
 	}
 	// Split WHERE into correlations (inner column = outer column) and the
 	// conditions on the subquery's own columns.
-	var inner, outer []*ast.ColumnRef
+	var inner []ast.Expr
+	var outer []*ast.ColumnRef
 	var rest ast.Expr
 	for _, c := range astConjuncts(sel.Where) {
 		if outerRef(c, isc, lsc) == nil {
@@ -70,20 +92,33 @@ func (b *binder) bindLateralJoin(j *ast.Join, dt *ast.DerivedTable) (node, *scop
 		}
 		in, out, ok := correlation(c, isc, lsc)
 		if !ok {
-			return nil, nil, unsupported(c.Position(), "LATERAL subqueries correlated other than by inner column = outer column in WHERE")
+			return nil, nil, unsupported(c.Position(), d.what+" correlated other than by inner column = outer column in WHERE")
 		}
 		inner, outer = append(inner, in), append(outer, out)
 	}
+	lw0 := len(l.schema())
 	if len(inner) == 0 {
-		return nil, nil, unsupported(dt.Pos, "LATERAL subqueries without a correlation to the outer table")
+		if !d.uncorrelated {
+			return nil, nil, unsupported(d.pos, d.what+" without a correlation to the outer table")
+		}
+		// A constant key on both sides pairs every outer row with the
+		// subquery's one row.
+		zero := expr.Literal(int32(0), types.Int.WithNullable(false))
+		exprs := identity(l.schema())
+		out := append(append(types.Schema{}, l.schema()...), types.Field{Name: "$const", Type: zero.Type})
+		l = &projectNode{input: l, exprs: append(exprs, zero), out: out}
+		inner = []ast.Expr{&ast.Literal{Pos: d.pos, Kind: ast.LitNumber, Value: "0"}}
 	}
 	grouped := *sel
 	grouped.Where = rest
 	grouped.Items = nil
-	for k, ref := range inner {
-		grouped.Items = append(grouped.Items, &ast.SelectItem{Pos: ref.Pos, Expr: ref,
-			Alias: &ast.Ident{Pos: ref.Pos, Name: fmt.Sprintf("$lateral%d", k)}})
-		grouped.GroupBy = append(grouped.GroupBy, ref)
+	grouped.GroupBy = nil
+	for k, e := range inner {
+		grouped.Items = append(grouped.Items, &ast.SelectItem{Pos: e.Position(), Expr: e,
+			Alias: &ast.Ident{Pos: e.Position(), Name: fmt.Sprintf("$lateral%d", k)}})
+		if outer != nil {
+			grouped.GroupBy = append(grouped.GroupBy, e)
+		}
 	}
 	grouped.Items = append(grouped.Items, sel.Items...)
 	r, err := b.bindSelect(&grouped)
@@ -93,23 +128,30 @@ func (b *binder) bindLateralJoin(j *ast.Join, dt *ast.DerivedTable) (node, *scop
 	nk := len(inner)
 	lw := len(l.schema())
 	var cond *expr.Expr
-	for k, ref := range outer {
-		oc, err := lsc.resolve(ref)
-		if err != nil {
-			return nil, nil, err
+	for k := range inner {
+		var oe *expr.Expr
+		pos := d.pos
+		if outer == nil {
+			oe = expr.Column(lw0, l.schema()[lw0].Type)
+		} else {
+			oc, err := lsc.resolve(outer[k])
+			if err != nil {
+				return nil, nil, err
+			}
+			oe, pos = expr.Column(oc, lsc.cols[oc].typ), outer[k].Pos
 		}
-		eq, err := resolve(ref.Pos, "=", expr.Column(oc, lsc.cols[oc].typ), expr.Column(lw+k, r.schema()[k].Type))
+		eq, err := resolve(pos, "=", oe, expr.Column(lw+k, r.schema()[k].Type))
 		if err != nil {
 			return nil, nil, err
 		}
 		if cond == nil {
 			cond = eq
-		} else if cond, err = resolve(ref.Pos, "AND", cond, eq); err != nil {
+		} else if cond, err = resolve(pos, "AND", cond, eq); err != nil {
 			return nil, nil, err
 		}
 	}
-	jn := &joinNode{pos: j.Pos, left: l, right: r, cond: cond, outerLeft: true,
-		leftNames: inputNames(j.L), rightNames: inputNames(dt)}
+	jn := &joinNode{pos: d.joinPos, left: l, right: r, cond: cond, outerLeft: true,
+		leftNames: d.leftNames, rightNames: d.rightNames}
 	jn.out = append(jn.out, l.schema()...)
 	for _, f := range r.schema() {
 		f.Type = f.Type.WithNullable(true)
@@ -118,7 +160,7 @@ func (b *binder) bindLateralJoin(j *ast.Join, dt *ast.DerivedTable) (node, *scop
 	// Project away the keys; an unmatched COUNT is 0.
 	rsc := &scope{}
 	var exprs []*expr.Expr
-	for i, f := range l.schema() {
+	for i, f := range l.schema()[:lw0] {
 		exprs = append(exprs, expr.Column(i, f.Type))
 	}
 	for i, f := range jn.out[lw+nk:] {
@@ -131,8 +173,8 @@ func (b *binder) bindLateralJoin(j *ast.Join, dt *ast.DerivedTable) (node, *scop
 		exprs = append(exprs, e)
 		rsc.cols = append(rsc.cols, scopeColumn{name: f.Name, typ: e.Type})
 	}
-	if dt.Alias != nil {
-		if rsc, err = applyAlias(rsc, dt.Alias); err != nil {
+	if d.alias != nil {
+		if rsc, err = applyAlias(rsc, d.alias); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -140,8 +182,8 @@ func (b *binder) bindLateralJoin(j *ast.Join, dt *ast.DerivedTable) (node, *scop
 	out := make(types.Schema, len(exprs))
 	for i, e := range exprs {
 		out[i] = types.Field{Name: jn.out[i].Name, Type: e.Type}
-		if i >= lw {
-			out[i].Name = rsc.cols[i-lw].name
+		if i >= lw0 {
+			out[i].Name = rsc.cols[i-lw0].name
 		}
 	}
 	return &projectNode{input: jn, exprs: exprs, out: out}, sc, nil

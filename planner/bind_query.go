@@ -152,13 +152,21 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if s.Where != nil {
-		cond, err := bindExpr(sc.withoutAggs("Aggregate expression is illegal in WHERE clause"), s.Where)
+	// Subqueries become joins below the WHERE (bind_subquery.go).
+	if in, sc, err = b.bindScalarSubqueries(in, sc, s); err != nil {
+		return nil, err
+	}
+	where := s.Where
+	if in, where, err = b.bindWhereSubqueries(in, sc, where); err != nil {
+		return nil, err
+	}
+	if where != nil {
+		cond, err := bindExpr(sc.withoutAggs("Aggregate expression is illegal in WHERE clause"), where)
 		if err != nil {
 			return nil, err
 		}
 		if cond.Type.Kind != types.KindBoolean {
-			return nil, errorf(s.Where.Position(), "WHERE must be a BOOLEAN expression, got %s", cond.Type)
+			return nil, errorf(where.Position(), "WHERE must be a BOOLEAN expression, got %s", cond.Type)
 		}
 		if rk, ok := in.(*rankNode); ok && rk.rowNumber && rk.limit == 0 {
 			if cond, err = takeRowNumberLimit(rk, cond, s.Where.Position()); err != nil {

@@ -100,6 +100,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.calc(js, nil, exprs, n.out), nil
 	case *unionNode:
 		return ph.buildUnion(n)
+	case *semiJoinNode:
+		return ph.buildSemi(n)
 	case *replicateNode:
 		return ph.buildReplicate(n)
 	case *aggNode:

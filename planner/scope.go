@@ -28,6 +28,12 @@ type scope struct {
 	// the name of such a column to the one an unqualified reference means.
 	star   []int
 	merged map[string]int
+	// outer, in a correlated subquery, is the scope of the query around
+	// it, whose columns end cols; a reference resolves in the subquery's
+	// own columns first (bind_subquery.go). scalars maps each scalar
+	// subquery of a SELECT to the column holding its value.
+	outer   *scope
+	scalars map[*ast.Subquery]int
 }
 
 // withAggs returns s collecting aggregate calls into a.
@@ -108,6 +114,9 @@ func (s *scope) withAlias(alias string) *scope {
 // resolve finds the column a reference names. Identifiers are case-sensitive,
 // as in Flink; a near miss is suggested.
 func (s *scope) resolve(ref *ast.ColumnRef) (int, error) {
+	if s.outer != nil {
+		return s.resolveCorrelated(ref)
+	}
 	var table, name string
 	switch len(ref.Parts) {
 	case 1:
