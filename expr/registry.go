@@ -1,7 +1,10 @@
 package expr
 
 import (
+	"crypto/sha256"
+	"crypto/sha512"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -31,6 +34,9 @@ type funcDef struct {
 	// volatile calls are never folded at compile time (the clock, random
 	// numbers).
 	volatile bool
+	// refused marks a Flink function that Braid knows but cannot evaluate
+	// yet; its resolve says why.
+	refused bool
 }
 
 type resolver func(name string, args []*Expr) (*Expr, error)
@@ -89,6 +95,42 @@ var functions = []funcDef{
 	{names: []string{"SPLIT_INDEX"}, resolve: resolveStrFn, kernel: splitIndexKernel},
 	{names: []string{"REGEXP_EXTRACT"}, resolve: resolveStrFn, kernel: regexpExtractKernel},
 	{names: []string{"POSITION"}, resolve: resolveStrFn, kernel: positionKernel},
+	{names: []string{"LPAD"}, resolve: sig(types.String, argStr, argInt, argStr).nullable().resolve, kernel: strKernel("LPAD", padKernel(true))},
+	{names: []string{"RPAD"}, resolve: sig(types.String, argStr, argInt, argStr).nullable().resolve, kernel: strKernel("RPAD", padKernel(false))},
+	{names: []string{"REPEAT"}, resolve: sig(types.String, argStr, argInt).resolve, kernel: strKernel("REPEAT", repeatKernel)},
+	{names: []string{"REVERSE"}, resolve: sig(types.String, argStr).resultOf(sameStringType).resolve, kernel: strKernel("REVERSE", reverseKernel)},
+	{names: []string{"LEFT"}, resolve: sig(types.String, argStr, argInt).resultOf(sameStringType).resolve, kernel: strKernel("LEFT", sideKernel(true))},
+	{names: []string{"RIGHT"}, resolve: sig(types.String, argStr, argInt).resultOf(sameStringType).resolve, kernel: strKernel("RIGHT", sideKernel(false))},
+	{names: []string{"LOCATE"}, resolve: sig(types.Int, argStr, argStr, argInt).optional(1).resolve, kernel: locateKernel},
+	{names: []string{"INSTR"}, resolve: sig(types.Int, argStr, argStr).resolve, kernel: locateKernel},
+	{names: []string{"ASCII"}, resolve: sig(types.Int, argStr).resolve, kernel: asciiKernel},
+	{names: []string{"CHR"}, resolve: sig(types.VarChar(1), argInt).resolve, kernel: strKernel("CHR", chrKernel)},
+	{names: []string{"REGEXP_REPLACE"}, resolve: sig(types.String, argStr, argStr, argStr).nullable().resolve, kernel: regexpReplaceKernel},
+	{names: []string{"REGEXP"}, resolve: sig(types.Boolean, argStr, argStr).resolve, kernel: regexpKernel},
+	{names: []string{"TRANSLATE"}, resolve: sig(types.String, argStr, argStr, argStr).resolve, kernel: strKernel("TRANSLATE", translateKernel)},
+	{names: []string{"TO_BASE64"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("TO_BASE64", toBase64Kernel)},
+	{names: []string{"FROM_BASE64"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("FROM_BASE64", fromBase64Kernel)},
+	{names: []string{"HEX"}, resolve: resolveHex, kernel: hexKernel},
+	{names: []string{"BIN"}, resolve: sig(types.String, argInt).resolve, kernel: strKernel("BIN", binKernel)},
+	{names: []string{"UUID"}, resolve: sig(types.String).resolve, kernel: uuidKernel, volatile: true},
+	{names: []string{"SPLIT"}, resolve: refuse("ARRAY<STRING>"), refused: true},
+	{names: []string{"STR_TO_MAP"}, resolve: refuse("MAP<STRING, STRING>"), refused: true},
+
+	// Digests (hash.go).
+	{names: []string{"MD5"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("MD5", digestKernel(md5New))},
+	{names: []string{"SHA1"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA1", digestKernel(sha1New))},
+	{names: []string{"SHA224"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA224", digestKernel(sha256.New224))},
+	{names: []string{"SHA256"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA256", digestKernel(sha256.New))},
+	{names: []string{"SHA384"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA384", digestKernel(sha512.New384))},
+	{names: []string{"SHA512"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA512", digestKernel(sha512.New))},
+	{names: []string{"SHA2"}, resolve: sig(types.String, argStr, argInt).nullable().resolve, kernel: strKernel("SHA2", sha2Kernel)},
+
+	// Conditionals beyond CASE (conditional.go).
+	{names: []string{"GREATEST", "LEAST"}, resolve: resolveGreatest, kernel: greatestKernel},
+	{names: []string{"IFNULL"}, resolve: resolveIfNull, form: func(e *Expr, args []node) node {
+		return &coalesceNode{args: args, cls: classOf(e.Type)}
+	}},
+	{names: []string{"IS DISTINCT FROM", "IS NOT DISTINCT FROM"}, resolve: resolveDistinct, kernel: distinctKernel},
 
 	// Date and time (temporal.go).
 	{names: []string{"FROM_UNIXTIME"}, resolve: resolveFromUnixtime, kernel: fromUnixtimeKernel},
@@ -102,6 +144,8 @@ var functions = []funcDef{
 	{names: []string{"EXTRACT", "YEAR", "QUARTER", "MONTH", "WEEK", "DAYOFYEAR", "DAYOFMONTH", "DAYOFWEEK",
 		"HOUR", "MINUTE", "SECOND"}, resolve: resolveExtract, kernel: extractFnKernel},
 	{names: []string{"FLOOR", "CEIL", "CEILING"}, resolve: resolveFloorCeil, kernel: floorCeilKernel},
+	{names: []string{"TO_TIMESTAMP_LTZ"}, resolve: resolveToTimestampLTZ, kernel: toTimestampLTZKernel},
+	{names: []string{"CONVERT_TZ"}, resolve: sig(types.String, argStr, argStr, argStr).nullable().resolve, kernel: convertTzKernel},
 
 	// Numbers (math.go).
 	{names: []string{"ROUND", "TRUNCATE"}, resolve: resolveRound, kernel: roundKernel},
@@ -111,6 +155,24 @@ var functions = []funcDef{
 	{names: []string{"LN"}, resolve: resolveDoubleFn, kernel: lnKernel},
 	{names: []string{"LOG10"}, resolve: resolveDoubleFn, kernel: log10Kernel},
 	{names: []string{"LOG2"}, resolve: resolveDoubleFn, kernel: log2Kernel},
+	{names: []string{"LOG"}, resolve: sig(types.Double, argDouble, argDouble).optional(1).resolve, kernel: logKernel},
+	{names: []string{"SIGN"}, resolve: resolveSign, kernel: signKernel},
+	{names: []string{"PI"}, resolve: sig(types.Double).resolve, kernel: constFn(math.Pi)},
+	{names: []string{"E"}, resolve: sig(types.Double).resolve, kernel: constFn(math.E)},
+	{names: []string{"SIN"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Sin)},
+	{names: []string{"COS"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Cos)},
+	{names: []string{"TAN"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Tan)},
+	{names: []string{"COT"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(cot)},
+	{names: []string{"ASIN"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Asin)},
+	{names: []string{"ACOS"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Acos)},
+	{names: []string{"ATAN"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Atan)},
+	{names: []string{"ATAN2"}, resolve: sig(types.Double, argDouble, argDouble).resolve, kernel: floatFn2(math.Atan2)},
+	{names: []string{"SINH"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Sinh)},
+	{names: []string{"COSH"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Cosh)},
+	{names: []string{"TANH"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(math.Tanh)},
+	{names: []string{"DEGREES"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(degrees)},
+	{names: []string{"RADIANS"}, resolve: sig(types.Double, argDouble).resolve, kernel: floatFn(radians)},
+	{names: []string{"RAND", "RAND_INTEGER"}, resolve: resolveRand, kernel: randKernel, volatile: true},
 }
 
 // registry indexes functions by every name.
@@ -119,7 +181,7 @@ var registry = map[string]*funcDef{}
 func init() {
 	for i := range functions {
 		d := &functions[i]
-		if d.kernel == nil && d.form == nil {
+		if d.kernel == nil && d.form == nil && !d.refused {
 			panic(fmt.Sprintf("expr: function %s has no evaluation", d.names[0]))
 		}
 		for _, n := range d.names {
