@@ -125,6 +125,17 @@ var functions = []funcDef{
 	{names: []string{"SHA512"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA512", digestKernel(sha512.New))},
 	{names: []string{"SHA2"}, resolve: sig(types.String, argStr, argInt).nullable().resolve, kernel: strKernel("SHA2", sha2Kernel)},
 
+	// JSON (jsonfuncs.go).
+	{names: []string{"JSON_EXISTS"}, resolve: sig(types.Boolean, argStr, argStr).resolve, kernel: jsonExistsKernel},
+	{names: []string{"JSON_VALUE"}, resolve: sig(types.String, argStr, argStr).nullable().resolve, kernel: jsonValueKernel},
+	{names: []string{"JSON_QUERY"}, resolve: sig(types.String, argStr, argStr).nullable().resolve, kernel: jsonQueryKernel},
+	{names: []string{"JSON_STRING"}, resolve: resolveJSONString, kernel: jsonStringKernel},
+	{names: []string{"JSON_ARRAY"}, resolve: resolveJSONArray, kernel: jsonBuildKernel},
+	{names: []string{"JSON_OBJECT"}, resolve: resolveJSONObject, kernel: jsonBuildKernel},
+	{names: []string{"IS JSON", "IS JSON VALUE", "IS JSON SCALAR", "IS JSON ARRAY", "IS JSON OBJECT",
+		"IS NOT JSON", "IS NOT JSON VALUE", "IS NOT JSON SCALAR", "IS NOT JSON ARRAY", "IS NOT JSON OBJECT"},
+		resolve: resolveIsJSON, kernel: isJSONKernel},
+
 	// Conditionals beyond CASE (conditional.go).
 	{names: []string{"GREATEST", "LEAST"}, resolve: resolveGreatest, kernel: greatestKernel},
 	{names: []string{"IFNULL"}, resolve: resolveIfNull, form: func(e *Expr, args []node) node {
