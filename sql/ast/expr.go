@@ -130,7 +130,8 @@ type Binary struct {
 	L, R Expr
 }
 
-// IsExpr is X IS [NOT] What, What being NULL, TRUE, FALSE or UNKNOWN.
+// IsExpr is X IS [NOT] What, What being NULL, TRUE, FALSE, UNKNOWN, JSON,
+// JSON VALUE, JSON SCALAR, JSON ARRAY or JSON OBJECT.
 type IsExpr struct {
 	Pos
 	X    Expr

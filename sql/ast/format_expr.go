@@ -232,6 +232,16 @@ func (n *FuncCall) format(p *printer) {
 	switch {
 	case n.Star:
 		p.str("*")
+	case n.jsonObject():
+		for i := 0; i+1 < len(n.Args); i += 2 {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.str("KEY ")
+			n.Args[i].format(p)
+			p.str(" VALUE ")
+			n.Args[i+1].format(p)
+		}
 	case n.positionIn():
 		p.sub(n.Args[0], precConcat)
 		p.str(" IN ")
@@ -265,6 +275,13 @@ func (n *FuncCall) format(p *printer) {
 // positionIn reports whether the call prints as POSITION(a IN b): only
 // when that form parses back to the same call, which has no FILTER or OVER
 // and no named argument, and whose name is the unquoted keyword.
+// jsonObject reports whether n is a JSON_OBJECT call, which the parser
+// reads from KEY k VALUE v pairs and prints back that way.
+func (n *FuncCall) jsonObject() bool {
+	return len(n.Name.Parts) == 1 && !n.Name.Parts[0].Quoted && strings.EqualFold(n.Name.Parts[0].Name, "JSON_OBJECT") &&
+		len(n.Args)%2 == 0 && !n.Distinct && !n.Star && n.Filter == nil && n.Over == nil && n.OverName == nil
+}
+
 func (n *FuncCall) positionIn() bool {
 	if len(n.Args) != 2 || len(n.Name.Parts) != 1 || n.Distinct ||
 		n.Filter != nil || n.Over != nil || n.OverName != nil {

@@ -94,6 +94,15 @@ func (p *parser) cmpExpr() ast.Expr {
 				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "FALSE"}
 			case p.acceptKw("UNKNOWN"):
 				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "UNKNOWN"}
+			case p.acceptKw("JSON"):
+				what := "JSON"
+				for _, k := range []string{"VALUE", "SCALAR", "ARRAY", "OBJECT"} {
+					if p.acceptKw(k) {
+						what += " " + k
+						break
+					}
+				}
+				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: what}
 			case p.acceptKw("DISTINCT FROM"):
 				op := ast.OpDistinct
 				if not {
@@ -367,6 +376,7 @@ var dateTimeKinds = map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitT
 var parenForms = map[string]bool{
 	"TRY_CAST": true, "EXTRACT": true, "TIMESTAMPDIFF": true, "TIMESTAMPADD": true,
 	"TRIM": true, "POSITION": true, "SUBSTRING": true, "ROW": true, "DESCRIPTOR": true,
+	"JSON_OBJECT": true, "JSON_ARRAY": true, "JSON_VALUE": true, "JSON_QUERY": true, "JSON_EXISTS": true,
 }
 
 // startsForm reports whether t starts a keyword form with operands, which
@@ -469,6 +479,8 @@ func (p *parser) keywordForm(t *token) ast.Expr {
 	case "DESCRIPTOR":
 		p.i++
 		return &ast.Descriptor{Pos: pos, Columns: p.identList()}
+	case "JSON_OBJECT", "JSON_ARRAY", "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
+		return p.jsonCall(t)
 	case "TABLE":
 		p.i++
 		a := &ast.TableArg{Pos: pos, Name: p.objectName()}
@@ -760,4 +772,86 @@ func (p *parser) optIntArgs() []int {
 	}
 	p.expectOp(")")
 	return args
+}
+
+// jsonCall parses the SQL/JSON functions, whose clauses are keywords
+// inside the parentheses: JSON_OBJECT([KEY] k VALUE v, ...), JSON_ARRAY(v,
+// ...), each with [NULL|ABSENT] ON NULL; JSON_VALUE, JSON_QUERY and
+// JSON_EXISTS (doc, path) with their RETURNING, WRAPPER, ON EMPTY and ON
+// ERROR clauses. The result is a plain call: JSON_OBJECT's arguments are
+// k1, v1, k2, v2, .... A clause that states the default behaviour is
+// accepted and dropped; any other is refused where it stands.
+func (p *parser) jsonCall(t *token) ast.Expr {
+	pos := t.pos
+	p.i += 2
+	f := &ast.FuncCall{Pos: pos, Name: nameOf(t)}
+	switch t.upper {
+	case "JSON_OBJECT", "JSON_ARRAY":
+		for !p.peekOp(")") && !p.isJSONOnNull() {
+			if t.upper == "JSON_OBJECT" {
+				p.acceptKw("KEY")
+				k := p.expr()
+				p.expectKw("VALUE")
+				f.Args = append(f.Args, k, p.expr())
+			} else {
+				f.Args = append(f.Args, p.expr())
+			}
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		def := "NULL ON NULL"
+		if t.upper == "JSON_ARRAY" {
+			def = "ABSENT ON NULL"
+		}
+		for _, c := range []string{"NULL ON NULL", "ABSENT ON NULL"} {
+			at := p.pos()
+			if p.acceptKw(c) && c != def {
+				p.errorAt(at, t.upper+" with "+c+" is not supported yet")
+			}
+		}
+	default:
+		f.Args = append(f.Args, p.expr())
+		p.expectOp(",")
+		f.Args = append(f.Args, p.expr())
+		p.jsonClauses(t.upper)
+	}
+	p.expectOp(")")
+	return f
+}
+
+func (p *parser) isJSONOnNull() bool {
+	return p.peekKw("NULL ON NULL") || p.peekKw("ABSENT ON NULL")
+}
+
+// jsonClauses reads the clauses after the path of JSON_VALUE, JSON_QUERY
+// and JSON_EXISTS, refusing those that differ from the defaults.
+func (p *parser) jsonClauses(fn string) {
+	refuse := func(at ast.Pos, clause string) {
+		p.errorAt(at, fn+" with "+clause+" is not supported yet")
+	}
+	for {
+		at := p.pos()
+		switch {
+		case fn != "JSON_EXISTS" && p.acceptKw("RETURNING"):
+			refuse(at, "RETURNING "+p.tok().upper)
+		case fn == "JSON_QUERY" && p.acceptKw("WITHOUT"):
+			p.acceptKw("ARRAY")
+			p.expectKw("WRAPPER")
+		case fn == "JSON_QUERY" && p.acceptKw("WITH"):
+			refuse(at, "WITH ... WRAPPER")
+		case fn != "JSON_EXISTS" && p.acceptKw("NULL ON EMPTY"), fn != "JSON_EXISTS" && p.acceptKw("NULL ON ERROR"),
+			fn == "JSON_EXISTS" && p.acceptKw("FALSE ON ERROR"):
+		case p.acceptKw("ERROR ON EMPTY"), p.acceptKw("ERROR ON ERROR"):
+			refuse(at, "ERROR ON EMPTY or ERROR ON ERROR")
+		case fn == "JSON_VALUE" && p.acceptKw("DEFAULT"):
+			refuse(at, "DEFAULT ... ON EMPTY or ON ERROR")
+		case fn == "JSON_QUERY" && p.acceptKw("EMPTY"):
+			refuse(at, "EMPTY ARRAY or EMPTY OBJECT ON EMPTY or ON ERROR")
+		case fn == "JSON_EXISTS" && (p.acceptKw("TRUE ON ERROR") || p.acceptKw("UNKNOWN ON ERROR")):
+			refuse(at, "TRUE ON ERROR or UNKNOWN ON ERROR")
+		default:
+			return
+		}
+	}
 }
