@@ -249,3 +249,18 @@ func TestTrimForms(t *testing.T) {
 	}
 	runFnCases(t, utcEnv, cases)
 }
+
+func TestFloorCeilUnits(t *testing.T) {
+	for _, u := range []string{"WEEK", "DECADE", "CENTURY", "MILLENNIUM"} {
+		_, err := ResolveCall("FLOOR", []*Expr{str(u), Column(0, types.Timestamp(3))})
+		if want := "FLOOR to " + u + " is not supported yet"; err == nil || err.Error() != want {
+			t.Errorf("FLOOR TO %s: %v, want %q", u, err, want)
+		}
+	}
+	cases := []fnCase{
+		{name: "FLOOR", args: []*Expr{str("DAY"), col(0, types.Date)}, cols: []types.DataType{types.Date}, vals: []any{int32(19783)}, want: "2024-03-01"},
+		{name: "CEIL", args: []*Expr{str("YEAR"), col(0, types.Date)}, cols: []types.DataType{types.Date}, vals: []any{int32(19783)}, want: "2025-01-01"},
+		{name: "FLOOR", args: []*Expr{str("QUARTER"), col(0, types.Date)}, cols: []types.DataType{types.Date}, vals: []any{int32(19783)}, want: "2024-01-01"},
+	}
+	runFnCases(t, utcEnv, cases)
+}

@@ -713,6 +713,10 @@ func resolveFloorCeil(name string, args []*Expr) (*Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		switch u {
+		case "WEEK", "DECADE", "CENTURY", "MILLENNIUM", "DOW", "DOY", "EPOCH", "MICROSECOND", "NANOSECOND":
+			return nil, userErrorf("%s to %s is not supported yet", name, u)
+		}
 		a := args[1]
 		if !a.Type.IsTemporal() {
 			return nil, userErrorf("cannot apply '%s' to arguments of type %v", name, a.Type)

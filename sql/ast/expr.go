@@ -227,6 +227,15 @@ type Extract struct {
 	X    Expr
 }
 
+// FloorCeil is FLOOR(X TO Unit) or CEIL(X TO Unit): a temporal value
+// rounded down or up to a unit.
+type FloorCeil struct {
+	Pos
+	Ceil bool
+	X    Expr
+	Unit TimeUnit
+}
+
 // TimestampDiff is TIMESTAMPDIFF(Unit, A, B): B - A in whole units.
 type TimestampDiff struct {
 	Pos
@@ -365,6 +374,7 @@ func (*TableArg) exprNode()      {}
 func (*Descriptor) exprNode()    {}
 func (*Cast) exprNode()          {}
 func (*Extract) exprNode()       {}
+func (*FloorCeil) exprNode()     {}
 func (*TimestampDiff) exprNode() {}
 func (*TimestampAdd) exprNode()  {}
 func (*Trim) exprNode()          {}

@@ -336,6 +336,18 @@ func (n *Extract) format(p *printer) {
 	p.str(")")
 }
 
+func (n *FloorCeil) format(p *printer) {
+	if n.Ceil {
+		p.str("CEIL(")
+	} else {
+		p.str("FLOOR(")
+	}
+	n.X.format(p)
+	p.str(" TO ")
+	p.str(string(n.Unit))
+	p.str(")")
+}
+
 func (n *TimestampDiff) format(p *printer) {
 	p.str("TIMESTAMPDIFF(")
 	p.str(string(n.Unit))

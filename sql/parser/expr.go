@@ -376,6 +376,7 @@ var dateTimeKinds = map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitT
 var parenForms = map[string]bool{
 	"TRY_CAST": true, "EXTRACT": true, "TIMESTAMPDIFF": true, "TIMESTAMPADD": true,
 	"TRIM": true, "POSITION": true, "SUBSTRING": true, "ROW": true, "DESCRIPTOR": true,
+	"FLOOR": true, "CEIL": true, "CEILING": true,
 	"JSON_OBJECT": true, "JSON_ARRAY": true, "JSON_VALUE": true, "JSON_QUERY": true, "JSON_EXISTS": true,
 }
 
@@ -481,6 +482,16 @@ func (p *parser) keywordForm(t *token) ast.Expr {
 		return &ast.Descriptor{Pos: pos, Columns: p.identList()}
 	case "JSON_OBJECT", "JSON_ARRAY", "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
 		return p.jsonCall(t)
+	case "FLOOR", "CEIL", "CEILING":
+		// FLOOR(x TO unit), or an ordinary call FLOOR(x).
+		p.i += 2
+		x := p.expr()
+		if p.acceptKw("TO") {
+			e := &ast.FloorCeil{Pos: pos, Ceil: t.upper != "FLOOR", X: x, Unit: p.timeUnit(extractUnits)}
+			p.expectOp(")")
+			return e
+		}
+		return p.callTail(pos, nameOf(t), x)
 	case "TABLE":
 		p.i++
 		a := &ast.TableArg{Pos: pos, Name: p.objectName()}
