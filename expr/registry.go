@@ -107,6 +107,7 @@ var functions = []funcDef{
 	{names: []string{"CHR"}, resolve: sig(types.VarChar(1), argInt).resolve, kernel: strKernel("CHR", chrKernel)},
 	{names: []string{"REGEXP_REPLACE"}, resolve: sig(types.String, argStr, argStr, argStr).nullable().resolve, kernel: regexpReplaceKernel},
 	{names: []string{"REGEXP"}, resolve: sig(types.Boolean, argStr, argStr).resolve, kernel: regexpKernel},
+	{names: []string{"OVERLAY"}, resolve: sig(types.String, argStr, argStr, argInt, argInt).optional(1).resolve, kernel: strKernel("OVERLAY", overlayKernel)},
 	{names: []string{"TRANSLATE"}, resolve: sig(types.String, argStr, argStr, argStr).resolve, kernel: strKernel("TRANSLATE", translateKernel)},
 	{names: []string{"TO_BASE64"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("TO_BASE64", toBase64Kernel)},
 	{names: []string{"FROM_BASE64"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("FROM_BASE64", fromBase64Kernel)},

@@ -312,3 +312,25 @@ func resolveHex(name string, args []*Expr) (*Expr, error) {
 // sameStringType is the result of a function that keeps its first
 // argument's length bound: VARCHAR(n) of a CHAR(n) or VARCHAR(n).
 func sameStringType(args []*Expr) types.DataType { return types.VarChar(args[0].Type.Length) }
+
+// overlayKernel is OVERLAY(s PLACING r FROM start [FOR n]): s with n
+// characters (default: r's length) from start replaced by r. A start
+// outside s gives s unchanged, and n <= 0 drops the rest of s after r, as
+// Flink's SqlFunctionUtils#overlay does.
+func overlayKernel(_ *evalCtx, lim *strLimit, args []*vec, i int) (string, bool, error) {
+	s, r, start := args[0].str[i], args[1].str[i], args[2].i64[i]
+	n := int64(utf8.RuneCountInString(r))
+	if len(args) == 4 {
+		n = args[3].i64[i]
+	}
+	total := int64(utf8.RuneCountInString(s))
+	if start <= 0 || start > total {
+		return s, true, nil
+	}
+	head := s[:runeOffset(s, start-1)]
+	tail := ""
+	if start+n <= total && n > 0 {
+		tail = s[runeOffset(s, start-1+n):]
+	}
+	return admitted(lim, i, int64(len(head)+len(r)+len(tail)), func() string { return head + r + tail })
+}

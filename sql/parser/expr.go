@@ -376,7 +376,7 @@ var dateTimeKinds = map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitT
 var parenForms = map[string]bool{
 	"TRY_CAST": true, "EXTRACT": true, "TIMESTAMPDIFF": true, "TIMESTAMPADD": true,
 	"TRIM": true, "POSITION": true, "SUBSTRING": true, "ROW": true, "DESCRIPTOR": true,
-	"FLOOR": true, "CEIL": true, "CEILING": true,
+	"FLOOR": true, "CEIL": true, "CEILING": true, "OVERLAY": true,
 	"JSON_OBJECT": true, "JSON_ARRAY": true, "JSON_VALUE": true, "JSON_QUERY": true, "JSON_EXISTS": true,
 }
 
@@ -482,6 +482,20 @@ func (p *parser) keywordForm(t *token) ast.Expr {
 		return &ast.Descriptor{Pos: pos, Columns: p.identList()}
 	case "JSON_OBJECT", "JSON_ARRAY", "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
 		return p.jsonCall(t)
+	case "OVERLAY":
+		// OVERLAY(s PLACING r FROM start [FOR len]), a call of four or
+		// three arguments.
+		p.i += 2
+		f := &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: []ast.Expr{p.expr()}}
+		p.expectKw("PLACING")
+		f.Args = append(f.Args, p.expr())
+		p.expectKw("FROM")
+		f.Args = append(f.Args, p.expr())
+		if p.acceptKw("FOR") {
+			f.Args = append(f.Args, p.expr())
+		}
+		p.expectOp(")")
+		return f
 	case "FLOOR", "CEIL", "CEILING":
 		// FLOOR(x TO unit), or an ordinary call FLOOR(x).
 		p.i += 2
