@@ -1,9 +1,7 @@
 package expr
 
 import (
-	"crypto/md5"
 	"crypto/rand"
-	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
 	"encoding/hex"
@@ -59,8 +57,3 @@ func uuidKernel(*Expr, []types.DataType) (kernel, error) {
 		return out, nil
 	}, nil
 }
-
-var (
-	md5New  = md5.New
-	sha1New = sha1.New
-)

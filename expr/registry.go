@@ -1,6 +1,8 @@
 package expr
 
 import (
+	"crypto/md5"
+	"crypto/sha1"
 	"crypto/sha256"
 	"crypto/sha512"
 	"fmt"
@@ -118,8 +120,8 @@ var functions = []funcDef{
 	{names: []string{"STR_TO_MAP"}, resolve: refuse("MAP<STRING, STRING>"), refused: true},
 
 	// Digests (hash.go).
-	{names: []string{"MD5"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("MD5", digestKernel(md5New))},
-	{names: []string{"SHA1"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA1", digestKernel(sha1New))},
+	{names: []string{"MD5"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("MD5", digestKernel(md5.New))},
+	{names: []string{"SHA1"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA1", digestKernel(sha1.New))},
 	{names: []string{"SHA224"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA224", digestKernel(sha256.New224))},
 	{names: []string{"SHA256"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA256", digestKernel(sha256.New))},
 	{names: []string{"SHA384"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("SHA384", digestKernel(sha512.New384))},

@@ -9,7 +9,6 @@ const (
 	argStr    argKind = iota // CHAR/VARCHAR, as it is
 	argInt                   // an integer type, as it is
 	argDouble                // any numeric, cast to DOUBLE
-	argNum                   // any numeric, as it is
 )
 
 // signature types the plain functions: a fixed list of arguments, the
@@ -54,15 +53,11 @@ func (s signature) resolve(name string, args []*Expr) (*Expr, error) {
 				return nil, err
 			}
 			out[i] = x
-		case argDouble, argNum:
+		case argDouble:
 			if !a.Type.IsNumeric() && a.Type.Kind != types.KindNull {
 				return nil, userErrorf("function %s expects a number as argument %d, got %v", name, i+1, a.Type)
 			}
-			if s.args[i] == argDouble {
-				out[i] = implicit(a, types.Double)
-			} else {
-				out[i] = fillNull(a, types.Int)
-			}
+			out[i] = implicit(a, types.Double)
 		}
 	}
 	t := s.result(out)

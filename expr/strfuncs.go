@@ -40,7 +40,7 @@ func admitted(lim *strLimit, i int, n int64, build func() string) (string, bool,
 	return build(), true, nil
 }
 
-// runesBytes is the length in bytes of the first k runes of the cyclic
+// cyclicBytes is the length in bytes of the first k runes of the cyclic
 // repetition of p.
 func cyclicBytes(p []rune, k int64) int64 {
 	if len(p) == 0 || k <= 0 {
