@@ -95,3 +95,25 @@ func TestJSONFunctionTypes(t *testing.T) {
 		t.Errorf("JSON_OBJECT('a'): %v", err)
 	}
 }
+
+// TestJSONValueReturning checks JSON_VALUE ... RETURNING t, which the
+// parser turns into TRY_CAST(JSON_VALUE(...) AS t), on Flink's examples.
+func TestJSONValueReturning(t *testing.T) {
+	cases := []struct {
+		doc, path string
+		to        types.DataType
+		want      string
+	}{
+		{`{"a": true}`, "$.a", types.Boolean, "TRUE"},
+		{`{"a.b": [0.998, 0.996]}`, `$.["a.b"][0]`, types.Double, "0.998"},
+		{`{"a": 42}`, "$.a", types.Int, "42"},
+		{`{"a": "x"}`, "$.a", types.Int, "NULL"},
+		{`{"a": 1}`, "$.b", types.BigInt, "NULL"},
+	}
+	for _, c := range cases {
+		e := TryCast(mustResolve(t, "JSON_VALUE", str(c.doc), str(c.path)), c.to)
+		if got := evalConst(t, e, utcEnv); got != c.want {
+			t.Errorf("JSON_VALUE(%s, %s RETURNING %v) = %s, want %s", c.doc, c.path, c.to, got, c.want)
+		}
+	}
+}

@@ -839,7 +839,12 @@ func (p *parser) jsonCall(t *token) ast.Expr {
 		f.Args = append(f.Args, p.expr())
 		p.expectOp(",")
 		f.Args = append(f.Args, p.expr())
-		p.jsonClauses(t.upper)
+		if ret := p.jsonClauses(t.upper); ret != nil {
+			p.expectOp(")")
+			// JSON_VALUE's value converted to another type, NULL where it
+			// does not convert (NULL ON ERROR).
+			return &ast.Cast{Pos: pos, Try: true, X: f, Type: ret}
+		}
 	}
 	p.expectOp(")")
 	return f
@@ -849,17 +854,35 @@ func (p *parser) isJSONOnNull() bool {
 	return p.peekKw("NULL ON NULL") || p.peekKw("ABSENT ON NULL")
 }
 
+// jsonReturning are the types JSON_VALUE ... RETURNING takes: those of
+// Flink's docs, and BIGINT.
+var jsonReturning = map[string]bool{
+	"VARCHAR": true, "STRING": true, "BOOLEAN": true, "INT": true, "INTEGER": true, "BIGINT": true, "DOUBLE": true,
+}
+
 // jsonClauses reads the clauses after the path of JSON_VALUE, JSON_QUERY
-// and JSON_EXISTS, refusing those that differ from the defaults.
-func (p *parser) jsonClauses(fn string) {
+// and JSON_EXISTS, refusing those that differ from the defaults. It
+// returns the type of JSON_VALUE's RETURNING clause, or nil.
+func (p *parser) jsonClauses(fn string) (ret *ast.Type) {
 	refuse := func(at ast.Pos, clause string) {
 		p.errorAt(at, fn+" with "+clause+" is not supported yet")
 	}
 	for {
 		at := p.pos()
 		switch {
-		case fn != "JSON_EXISTS" && p.acceptKw("RETURNING"):
-			refuse(at, "RETURNING "+p.tok().upper)
+		case fn == "JSON_VALUE" && ret == nil && p.acceptKw("RETURNING"):
+			// NB: baseType, not typ: a NULL after the type starts NULL ON ...
+			tat := p.pos()
+			ret = p.baseType()
+			if !jsonReturning[strings.ToUpper(ret.Name)] || ret.Elem != nil {
+				refuse(tat, "RETURNING "+ret.String())
+			}
+		case fn == "JSON_QUERY" && p.acceptKw("RETURNING"):
+			// Only the default, a string type; an ARRAY needs composite types.
+			tat := p.pos()
+			if t := p.baseType(); t.Elem != nil || (strings.ToUpper(t.Name) != "STRING" && strings.ToUpper(t.Name) != "VARCHAR") {
+				refuse(tat, "RETURNING "+t.String())
+			}
 		case fn == "JSON_QUERY" && p.acceptKw("WITHOUT"):
 			p.acceptKw("ARRAY")
 			p.expectKw("WRAPPER")
@@ -876,7 +899,7 @@ func (p *parser) jsonClauses(fn string) {
 		case fn == "JSON_EXISTS" && (p.acceptKw("TRUE ON ERROR") || p.acceptKw("UNKNOWN ON ERROR")):
 			refuse(at, "TRUE ON ERROR or UNKNOWN ON ERROR")
 		default:
-			return
+			return ret
 		}
 	}
 }
