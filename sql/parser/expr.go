@@ -376,7 +376,7 @@ var dateTimeKinds = map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitT
 var parenForms = map[string]bool{
 	"TRY_CAST": true, "EXTRACT": true, "TIMESTAMPDIFF": true, "TIMESTAMPADD": true,
 	"TRIM": true, "POSITION": true, "SUBSTRING": true, "ROW": true, "DESCRIPTOR": true,
-	"FLOOR": true, "CEIL": true, "CEILING": true, "OVERLAY": true,
+	"FLOOR": true, "CEIL": true, "CEILING": true, "OVERLAY": true, "LEFT": true, "RIGHT": true,
 	"JSON_OBJECT": true, "JSON_ARRAY": true, "JSON_VALUE": true, "JSON_QUERY": true, "JSON_EXISTS": true,
 }
 
@@ -482,6 +482,11 @@ func (p *parser) keywordForm(t *token) ast.Expr {
 		return &ast.Descriptor{Pos: pos, Columns: p.identList()}
 	case "JSON_OBJECT", "JSON_ARRAY", "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
 		return p.jsonCall(t)
+	case "LEFT", "RIGHT":
+		// The string functions LEFT(s, n) and RIGHT(s, n); the words are
+		// reserved for joins, which never start an expression.
+		p.i += 2
+		return p.callArgs(pos, nameOf(t))
 	case "OVERLAY":
 		// OVERLAY(s PLACING r FROM start [FOR len]), a call of four or
 		// three arguments.
