@@ -221,12 +221,6 @@ func (f *Filter) Select(b types.Batch, sel []int32) ([]int32, error) {
 	return sel, nil
 }
 
-// volatile names functions that must not be folded at compile time.
-var volatile = map[string]bool{
-	"CURRENT_TIMESTAMP": true, "NOW": true, "LOCALTIMESTAMP": true, "CURRENT_DATE": true,
-	"CURRENT_TIME": true, "LOCALTIME": true, "UNIX_TIMESTAMP": true,
-}
-
 func compileNode(e *Expr, env *Env) (node, error) {
 	switch e.Op {
 	case OpColumn:
@@ -245,7 +239,7 @@ func compileNode(e *Expr, env *Env) (node, error) {
 		return nil, fmt.Errorf("expr: unknown node kind %q", e.Op)
 	}
 	args := make([]node, len(e.Args))
-	constant := !volatile[e.Func]
+	constant := !isVolatile(e.Func)
 	for i, a := range e.Args {
 		n, err := compileNode(a, env)
 		if err != nil {
@@ -271,63 +265,4 @@ func compileNode(e *Expr, env *Env) (node, error) {
 		}
 	}
 	return n, nil
-}
-
-// buildCall picks the kernel for a call by its name and argument types.
-func buildCall(e *Expr, args []node) (node, error) {
-	at := make([]types.DataType, len(e.Args))
-	for i, a := range e.Args {
-		at[i] = a.Type
-	}
-	switch e.Func {
-	case "CASE", "IF":
-		return &caseNode{args: args}, nil
-	case "AND", "OR":
-		return &logicNode{and: e.Func == "AND", args: args}, nil
-	case "COALESCE":
-		return &coalesceNode{args: args, cls: classOf(e.Type)}, nil
-	}
-	k, err := kernelFor(e, at)
-	if err != nil {
-		return nil, err
-	}
-	return &callNode{args: args, fn: k}, nil
-}
-
-func kernelFor(e *Expr, at []types.DataType) (kernel, error) {
-	rt := e.Type
-	switch e.Func {
-	case "+", "-", "*", "/", "%":
-		return arithKernel(e.Func, at[0], at[1], rt)
-	case "NEG":
-		return negKernel(rt), nil
-	case "ABS":
-		return absKernel(rt), nil
-	case "=", "<>", "<", "<=", ">", ">=":
-		return compareKernel(e.Func, at[0], at[1])
-	case "BETWEEN", "NOT BETWEEN":
-		return betweenKernel(e.Func == "NOT BETWEEN", at[0], at[1], at[2])
-	case "IN", "NOT IN":
-		return inKernel(e.Func == "NOT IN", at)
-	case "NOT":
-		return notKernel, nil
-	case "IS NULL", "IS NOT NULL":
-		return isNullKernel(e.Func == "IS NOT NULL"), nil
-	case "IS TRUE", "IS FALSE", "IS NOT TRUE", "IS NOT FALSE":
-		return isBoolKernel(e.Func), nil
-	case "NULLIF":
-		return nullIfKernel, nil
-	case "CAST", "TRY_CAST":
-		return castKernel(at[0], rt, e.Func == "TRY_CAST")
-	}
-	if k, ok := stringKernel(e, at); ok {
-		return k, nil
-	}
-	if k, ok, err := temporalKernel(e, at); ok || err != nil {
-		return k, err
-	}
-	if k, ok := mathKernel(e, at); ok {
-		return k, nil
-	}
-	return nil, fmt.Errorf("expr: no implementation of %s for %s", e.Func, typeNames(e.Args))
 }

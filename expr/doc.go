@@ -12,6 +12,10 @@
 //	f, _ := expr.CompileFilter(e, &expr.Env{Location: time.UTC})
 //	sel, err := f.Select(batch, sel) // rows where the predicate is TRUE
 //
+// Every function is one entry of the library in registry.go: its names,
+// the resolver that types a call (ResolveCall) and the builder of its
+// vectorized kernel (Compile); adding a function is adding an entry.
+//
 // Errors from ResolveCall are *UserError values without position; runtime
 // errors (a bad CAST, division by zero) name the function and the value.
 //

@@ -18,111 +18,121 @@ func floatMap(ec *evalCtx, a *vec, f func(float64) float64) *vec {
 	return out
 }
 
-func mathKernel(e *Expr, at []types.DataType) (kernel, bool) {
-	rt := e.Type
-	switch e.Func {
-	case "SQRT":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Sqrt), nil }, true
-	case "EXP":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Exp), nil }, true
-	case "LN":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Log), nil }, true
-	case "LOG10":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Log10), nil }, true
-	case "LOG2":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Log2), nil }, true
-	case "POWER":
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			out := &vec{n: ec.n, valid: andValid(ec.n, args...), f64: make([]float64, ec.n)}
-			for i := range out.f64 {
-				out.f64[i] = math.Pow(args[0].f64[i], args[1].f64[i])
-			}
-			return out, nil
-		}, true
-	case "FLOOR", "CEIL":
-		ceil := e.Func == "CEIL"
-		t := at[0]
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			a := args[0]
-			switch classOf(t) {
-			case clsInt:
-				return a, nil
-			case clsFloat:
-				if ceil {
-					return floatMap(ec, a, math.Ceil), nil
-				}
-				return floatMap(ec, a, math.Floor), nil
-			}
-			out := &vec{n: ec.n, valid: a.valid, dec: make([]decimal128.Num, ec.n)}
-			div := pow10(int32(t.Scale))
-			for i, x := range a.dec[:ec.n] {
-				q, m := new(big.Int).DivMod(x.BigInt(), div, new(big.Int)) // Euclidean: floor for div > 0
-				if ceil && m.Sign() != 0 {
-					q.Add(q, big.NewInt(1))
-				}
-				out.dec[i] = decimal128.FromBigInt(q)
-			}
-			return out, nil
-		}, true
-	case "ROUND", "TRUNCATE":
-		trunc := e.Func == "TRUNCATE"
-		t := at[0]
-		d := int32(0)
-		if v, ok := e.Args[1].Value.(int64); ok {
-			d = int32(v)
+func sqrtKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Sqrt), nil }, nil
+}
+
+func expKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Exp), nil }, nil
+}
+
+func lnKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Log), nil }, nil
+}
+
+func log10Kernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Log10), nil }, nil
+}
+
+func log2Kernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return floatMap(ec, args[0], math.Log2), nil }, nil
+}
+
+func powerKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		out := &vec{n: ec.n, valid: andValid(ec.n, args...), f64: make([]float64, ec.n)}
+		for i := range out.f64 {
+			out.f64[i] = math.Pow(args[0].f64[i], args[1].f64[i])
 		}
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			a := args[0]
-			switch classOf(t) {
-			case clsInt:
-				out := &vec{n: ec.n, valid: a.valid, i64: make([]int64, ec.n)}
-				for i, x := range a.i64[:ec.n] {
-					out.i64[i] = x
-					if d < 0 {
-						u := new(big.Int).Exp(bigTen, big.NewInt(int64(-d)), nil)
-						var z *big.Int
-						if trunc {
-							z = new(big.Int).Quo(big.NewInt(x), u)
-						} else {
-							z = divRoundHalfUp(big.NewInt(x), u)
-						}
-						out.i64[i] = wrapOne(z.Mul(z, u).Int64(), t.Kind)
-					}
-				}
-				return out, nil
-			case clsFloat:
-				out := &vec{n: ec.n, valid: a.valid, f64: make([]float64, ec.n)}
-				for i, x := range a.f64[:ec.n] {
-					out.f64[i] = roundFloat(roundDouble(x, d, trunc), t.Kind)
-				}
-				return out, nil
+		return out, nil
+	}, nil
+}
+
+func floorCeilNumKernel(e *Expr, at []types.DataType) (kernel, error) {
+	ceil := e.Func == "CEIL"
+	t := at[0]
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		a := args[0]
+		switch classOf(t) {
+		case clsInt:
+			return a, nil
+		case clsFloat:
+			if ceil {
+				return floatMap(ec, a, math.Ceil), nil
 			}
-			out := &vec{n: ec.n, valid: a.valid, dec: make([]decimal128.Num, ec.n)}
-			s := int32(t.Scale)
-			for i, x := range a.dec[:ec.n] {
-				var z *big.Int
-				if d >= s {
-					z = x.BigInt()
-				} else if trunc {
-					u := pow10(s - d)
-					z = new(big.Int).Quo(x.BigInt(), u)
-					z.Mul(z, pow10(max(0, int32(rt.Scale)-d)))
-				} else {
-					z = divRoundHalfUp(x.BigInt(), pow10(s-d))
-					if d < 0 {
-						z.Mul(z, pow10(-d))
+			return floatMap(ec, a, math.Floor), nil
+		}
+		out := &vec{n: ec.n, valid: a.valid, dec: make([]decimal128.Num, ec.n)}
+		div := pow10(int32(t.Scale))
+		for i, x := range a.dec[:ec.n] {
+			q, m := new(big.Int).DivMod(x.BigInt(), div, new(big.Int)) // Euclidean: floor for div > 0
+			if ceil && m.Sign() != 0 {
+				q.Add(q, big.NewInt(1))
+			}
+			out.dec[i] = decimal128.FromBigInt(q)
+		}
+		return out, nil
+	}, nil
+}
+
+func roundKernel(e *Expr, at []types.DataType) (kernel, error) {
+	rt := e.Type
+	trunc := e.Func == "TRUNCATE"
+	t := at[0]
+	d := int32(0)
+	if v, ok := e.Args[1].Value.(int64); ok {
+		d = int32(v)
+	}
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		a := args[0]
+		switch classOf(t) {
+		case clsInt:
+			out := &vec{n: ec.n, valid: a.valid, i64: make([]int64, ec.n)}
+			for i, x := range a.i64[:ec.n] {
+				out.i64[i] = x
+				if d < 0 {
+					u := new(big.Int).Exp(bigTen, big.NewInt(int64(-d)), nil)
+					var z *big.Int
+					if trunc {
+						z = new(big.Int).Quo(big.NewInt(x), u)
+					} else {
+						z = divRoundHalfUp(big.NewInt(x), u)
 					}
+					out.i64[i] = wrapOne(z.Mul(z, u).Int64(), t.Kind)
 				}
-				z = rescaleBig(z, max(d, 0), int32(rt.Scale))
-				if d >= s {
-					z = rescaleBig(x.BigInt(), s, int32(rt.Scale))
-				}
-				out.dec[i] = decimal128.FromBigInt(z)
 			}
 			return out, nil
-		}, true
-	}
-	return nil, false
+		case clsFloat:
+			out := &vec{n: ec.n, valid: a.valid, f64: make([]float64, ec.n)}
+			for i, x := range a.f64[:ec.n] {
+				out.f64[i] = roundFloat(roundDouble(x, d, trunc), t.Kind)
+			}
+			return out, nil
+		}
+		out := &vec{n: ec.n, valid: a.valid, dec: make([]decimal128.Num, ec.n)}
+		s := int32(t.Scale)
+		for i, x := range a.dec[:ec.n] {
+			var z *big.Int
+			if d >= s {
+				z = x.BigInt()
+			} else if trunc {
+				u := pow10(s - d)
+				z = new(big.Int).Quo(x.BigInt(), u)
+				z.Mul(z, pow10(max(0, int32(rt.Scale)-d)))
+			} else {
+				z = divRoundHalfUp(x.BigInt(), pow10(s-d))
+				if d < 0 {
+					z.Mul(z, pow10(-d))
+				}
+			}
+			z = rescaleBig(z, max(d, 0), int32(rt.Scale))
+			if d >= s {
+				z = rescaleBig(x.BigInt(), s, int32(rt.Scale))
+			}
+			out.dec[i] = decimal128.FromBigInt(z)
+		}
+		return out, nil
+	}, nil
 }
 
 // roundDouble rounds half away from zero at d decimal places (through the

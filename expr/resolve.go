@@ -1,89 +1,10 @@
 package expr
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/braidflow/braid/types"
 )
-
-type resolver func(name string, args []*Expr) (*Expr, error)
-
-var resolvers map[string]resolver
-
-func init() {
-	resolvers = map[string]resolver{
-		"+": resolveArith, "-": resolveArith, "*": resolveArith, "/": resolveArith,
-		"%": resolveArith, "MOD": resolveArith,
-		"=": resolveCompare, "<>": resolveCompare, "<": resolveCompare,
-		"<=": resolveCompare, ">": resolveCompare, ">=": resolveCompare,
-		"AND": resolveLogic, "OR": resolveLogic, "NOT": resolveLogic,
-		"IS NULL": resolveIsNull, "IS NOT NULL": resolveIsNull,
-		"IS TRUE": resolveIsBool, "IS FALSE": resolveIsBool,
-		"IS NOT TRUE": resolveIsBool, "IS NOT FALSE": resolveIsBool,
-		"BETWEEN": resolveBetween, "NOT BETWEEN": resolveBetween,
-		"IN": resolveIn, "NOT IN": resolveIn,
-		"CASE": resolveCase, "COALESCE": resolveCoalesce, "IF": resolveIf, "NULLIF": resolveNullIf,
-		"NEG": resolveNeg, "ABS": resolveNeg,
-		"LIKE": resolveLike, "NOT LIKE": resolveLike,
-		"||": resolveConcatOp, "CONCAT": resolveConcat, "CONCAT_WS": resolveConcat,
-		"UPPER": resolveStrUnary, "LOWER": resolveStrUnary, "INITCAP": resolveStrUnary,
-		"CHAR_LENGTH": resolveCharLength, "CHARACTER_LENGTH": resolveCharLength,
-		"SUBSTRING": resolveSubstring, "SUBSTR": resolveSubstring,
-		"TRIM": resolveTrim, "LTRIM": resolveTrim, "RTRIM": resolveTrim,
-		"REPLACE": resolveStrFn, "SPLIT_INDEX": resolveStrFn, "REGEXP_EXTRACT": resolveStrFn,
-		"POSITION":      resolveStrFn,
-		"FROM_UNIXTIME": resolveFromUnixtime, "TO_TIMESTAMP": resolveToTimestamp, "TO_DATE": resolveToTimestamp,
-		"TIMESTAMPDIFF": resolveTimestampDiff, "TIMESTAMPADD": resolveTimestampAdd,
-		"UNIX_TIMESTAMP":    resolveUnixTimestamp,
-		"CURRENT_TIMESTAMP": resolveNiladic, "NOW": resolveNiladic, "LOCALTIMESTAMP": resolveNiladic,
-		"CURRENT_DATE": resolveNiladic, "CURRENT_TIME": resolveNiladic, "LOCALTIME": resolveNiladic,
-		"DATE_FORMAT": resolveDateFormat, "EXTRACT": resolveExtract,
-		"YEAR": resolveExtractFn, "QUARTER": resolveExtractFn, "MONTH": resolveExtractFn, "WEEK": resolveExtractFn,
-		"DAYOFYEAR": resolveExtractFn, "DAYOFMONTH": resolveExtractFn, "DAYOFWEEK": resolveExtractFn,
-		"HOUR": resolveExtractFn, "MINUTE": resolveExtractFn, "SECOND": resolveExtractFn,
-		"FLOOR": resolveFloorCeil, "CEIL": resolveFloorCeil, "CEILING": resolveFloorCeil,
-		"ROUND": resolveRound, "TRUNCATE": resolveRound,
-		"POWER": resolveDoubleFn, "SQRT": resolveDoubleFn, "EXP": resolveDoubleFn, "LN": resolveDoubleFn,
-		"LOG10": resolveDoubleFn, "LOG2": resolveDoubleFn,
-	}
-}
-
-// Functions lists every name ResolveCall accepts, sorted.
-func Functions() []string {
-	out := make([]string, 0, len(resolvers))
-	for k := range resolvers {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// ResolveCall type-checks a call of the operator or function name (any
-// case) on args and returns the typed call node, with implicit casts
-// inserted on the arguments where Flink inserts them. Result types and
-// nullability follow Flink (see FLINK-SEMANTICS.md section 1). Errors are
-// *UserError values without position. args are not modified, but the
-// returned node shares them.
-//
-// Conventions for the planner: CASE takes the searched form's arguments
-// when1, then1, ..., [else]; TIMESTAMPDIFF, TIMESTAMPADD, EXTRACT and the
-// unit forms of FLOOR/CEIL take the unit as a leading string literal
-// ('HOUR'); TRIM takes (s) or (mode, chars, s) with mode 'BOTH', 'LEADING'
-// or 'TRAILING'. CAST is built with Cast, not here.
-func ResolveCall(name string, args []*Expr) (*Expr, error) {
-	name = strings.ToUpper(name)
-	r, ok := resolvers[name]
-	if !ok {
-		return nil, userErrorf("unknown function '%s'", name)
-	}
-	for _, a := range args {
-		if a == nil {
-			return nil, userErrorf("function %s: nil argument", name)
-		}
-	}
-	return r(name, args)
-}
 
 func argCount(name string, args []*Expr, lo, hi int) error {
 	if len(args) < lo || (hi >= 0 && len(args) > hi) {
@@ -752,6 +673,9 @@ func resolveDateFormat(name string, args []*Expr) (*Expr, error) {
 }
 
 func resolveExtract(name string, args []*Expr) (*Expr, error) {
+	if name != "EXTRACT" {
+		return resolveExtractFn(name, args)
+	}
 	if err := argCount(name, args, 2, 2); err != nil {
 		return nil, err
 	}
@@ -788,6 +712,10 @@ func resolveFloorCeil(name string, args []*Expr) (*Expr, error) {
 		u, err := unitArg(name, args[0])
 		if err != nil {
 			return nil, err
+		}
+		switch u {
+		case "WEEK", "DECADE", "CENTURY", "MILLENNIUM", "DOW", "DOY", "EPOCH", "MICROSECOND", "NANOSECOND":
+			return nil, userErrorf("%s to %s is not supported yet", name, u)
 		}
 		a := args[1]
 		if !a.Type.IsTemporal() {

@@ -32,157 +32,179 @@ func strMap(ec *evalCtx, fn string, a *vec, f func(string) string) (*vec, error)
 	return out, nil
 }
 
-func stringKernel(e *Expr, at []types.DataType) (kernel, bool) {
-	switch e.Func {
-	case "UPPER":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], strings.ToUpper) }, true
-	case "LOWER":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], strings.ToLower) }, true
-	case "INITCAP":
-		return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], initCap) }, true
-	case "CHAR_LENGTH":
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			a := args[0]
-			out := &vec{n: ec.n, valid: a.valid, i64: make([]int64, ec.n)}
-			for i, s := range a.str[:ec.n] {
-				out.i64[i] = int64(utf8.RuneCountInString(s))
-			}
-			return out, nil
-		}, true
-	case "||":
-		if at[0].IsBinary() {
-			return func(ec *evalCtx, args []*vec) (*vec, error) {
-				lim := newStrLimit(ec, "||", true)
-				out := &vec{n: ec.n, valid: andValid(ec.n, args...), bin: make([][]byte, ec.n)}
-				for i := range out.bin {
-					if out.isNull(i) {
-						continue
-					}
-					a, b := args[0].bin[i], args[1].bin[i]
-					if ok, err := lim.admit(i, int64(len(a))+int64(len(b))); err != nil {
-						return nil, err
-					} else if ok {
-						out.bin[i] = append(append(make([]byte, 0, len(a)+len(b)), a...), b...)
-					}
-				}
-				return out, nil
-			}, true
+func upperKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], strings.ToUpper) }, nil
+}
+
+func lowerKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], strings.ToLower) }, nil
+}
+
+func initCapKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) { return strMap(ec, e.Func, args[0], initCap) }, nil
+}
+
+func charLengthKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		a := args[0]
+		out := &vec{n: ec.n, valid: a.valid, i64: make([]int64, ec.n)}
+		for i, s := range a.str[:ec.n] {
+			out.i64[i] = int64(utf8.RuneCountInString(s))
 		}
-		return concatKernel(e.Func, false), true
-	case "CONCAT":
-		return concatKernel(e.Func, false), true
-	case "CONCAT_WS":
-		return concatKernel(e.Func, true), true
-	case "LIKE", "NOT LIKE":
-		return likeKernel(e.Func == "NOT LIKE", len(at) == 3), true
-	case "SUBSTRING":
-		return substringKernel, true
-	case "TRIM":
-		mode := strArg(e.Args[0])
+		return out, nil
+	}, nil
+}
+
+func concatOpKernel(e *Expr, at []types.DataType) (kernel, error) {
+	if at[0].IsBinary() {
 		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			chars, a := args[1], args[2]
-			out := &vec{n: ec.n, valid: andValid(ec.n, chars, a), str: make([]string, ec.n)}
-			for i := range out.str {
+			lim := newStrLimit(ec, "||", true)
+			out := &vec{n: ec.n, valid: andValid(ec.n, args...), bin: make([][]byte, ec.n)}
+			for i := range out.bin {
 				if out.isNull(i) {
 					continue
 				}
-				s, cs := a.str[i], chars.str[i]
-				if mode != "TRAILING" {
-					s = strings.TrimLeft(s, cs)
-				}
-				if mode != "LEADING" {
-					s = strings.TrimRight(s, cs)
-				}
-				out.str[i] = s
-			}
-			return out, nil
-		}, true
-	case "REPLACE":
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			lim := newStrLimit(ec, "REPLACE", false)
-			out := &vec{n: ec.n, valid: andValid(ec.n, args...), str: make([]string, ec.n)}
-			for i := range out.str {
-				if out.isNull(i) {
-					continue
-				}
-				s, from, to := args[0].str[i], args[1].str[i], args[2].str[i]
-				// NB: Count and ReplaceAll agree that "" occurs before
-				// every rune and at the end.
-				n := int64(len(s)) + int64(strings.Count(s, from))*(int64(len(to))-int64(len(from)))
-				if ok, err := lim.admit(i, n); err != nil {
+				a, b := args[0].bin[i], args[1].bin[i]
+				if ok, err := lim.admit(i, int64(len(a))+int64(len(b))); err != nil {
 					return nil, err
 				} else if ok {
-					out.str[i] = strings.ReplaceAll(s, from, to)
+					out.bin[i] = append(append(make([]byte, 0, len(a)+len(b)), a...), b...)
 				}
 			}
 			return out, nil
-		}, true
-	case "POSITION":
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			out := &vec{n: ec.n, valid: andValid(ec.n, args...), i64: make([]int64, ec.n)}
-			for i := range out.i64 {
-				if out.isNull(i) {
-					continue
-				}
-				s := args[1].str[i]
-				if j := strings.Index(s, args[0].str[i]); j >= 0 {
-					out.i64[i] = int64(utf8.RuneCountInString(s[:j])) + 1
-				}
-			}
-			return out, nil
-		}, true
-	case "SPLIT_INDEX":
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			out := &vec{n: ec.n, valid: make([]bool, ec.n), str: make([]string, ec.n)}
-			for i := range out.str {
-				if args[0].isNull(i) || args[1].isNull(i) || args[2].isNull(i) {
-					continue
-				}
-				sep, idx := args[1].str[i], args[2].i64[i]
-				if idx < 0 || sep == "" {
-					continue
-				}
-				parts := strings.Split(args[0].str[i], sep)
-				if idx < int64(len(parts)) {
-					out.str[i], out.valid[i] = parts[idx], true
-				}
-			}
-			return out, nil
-		}, true
-	case "REGEXP_EXTRACT":
-		var cache map[string]*regexp.Regexp
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			out := &vec{n: ec.n, valid: make([]bool, ec.n), str: make([]string, ec.n)}
-			for i := range out.str {
-				if args[0].isNull(i) || args[1].isNull(i) || (len(args) == 3 && args[2].isNull(i)) {
-					continue
-				}
-				pat := args[1].str[i]
-				re, ok := cache[pat]
-				if !ok {
-					re, _ = regexp.Compile(pat)
-					if cache == nil {
-						cache = map[string]*regexp.Regexp{}
-					}
-					cache[pat] = re
-				}
-				if re == nil {
-					continue
-				}
-				g := int64(0)
-				if len(args) == 3 {
-					g = args[2].i64[i]
-				}
-				m := re.FindStringSubmatchIndex(args[0].str[i])
-				if m == nil || g < 0 || int(g) > re.NumSubexp() || m[2*g] < 0 {
-					continue
-				}
-				out.str[i], out.valid[i] = args[0].str[i][m[2*g]:m[2*g+1]], true
-			}
-			return out, nil
-		}, true
+		}, nil
 	}
-	return nil, false
+	return concatKernel(e.Func, false), nil
+}
+
+func concatFnKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return concatKernel(e.Func, false), nil
+}
+
+func concatWSKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return concatKernel(e.Func, true), nil
+}
+
+func likeFnKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return likeKernel(e.Func == "NOT LIKE", len(at) == 3), nil
+}
+
+func substringFnKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return substringKernel, nil
+}
+
+func trimKernel(e *Expr, at []types.DataType) (kernel, error) {
+	mode := strArg(e.Args[0])
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		chars, a := args[1], args[2]
+		out := &vec{n: ec.n, valid: andValid(ec.n, chars, a), str: make([]string, ec.n)}
+		for i := range out.str {
+			if out.isNull(i) {
+				continue
+			}
+			s, cs := a.str[i], chars.str[i]
+			if mode != "TRAILING" {
+				s = strings.TrimLeft(s, cs)
+			}
+			if mode != "LEADING" {
+				s = strings.TrimRight(s, cs)
+			}
+			out.str[i] = s
+		}
+		return out, nil
+	}, nil
+}
+
+func replaceKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		lim := newStrLimit(ec, "REPLACE", false)
+		out := &vec{n: ec.n, valid: andValid(ec.n, args...), str: make([]string, ec.n)}
+		for i := range out.str {
+			if out.isNull(i) {
+				continue
+			}
+			s, from, to := args[0].str[i], args[1].str[i], args[2].str[i]
+			// NB: Count and ReplaceAll agree that "" occurs before
+			// every rune and at the end.
+			n := int64(len(s)) + int64(strings.Count(s, from))*(int64(len(to))-int64(len(from)))
+			if ok, err := lim.admit(i, n); err != nil {
+				return nil, err
+			} else if ok {
+				out.str[i] = strings.ReplaceAll(s, from, to)
+			}
+		}
+		return out, nil
+	}, nil
+}
+
+func positionKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		out := &vec{n: ec.n, valid: andValid(ec.n, args...), i64: make([]int64, ec.n)}
+		for i := range out.i64 {
+			if out.isNull(i) {
+				continue
+			}
+			s := args[1].str[i]
+			if j := strings.Index(s, args[0].str[i]); j >= 0 {
+				out.i64[i] = int64(utf8.RuneCountInString(s[:j])) + 1
+			}
+		}
+		return out, nil
+	}, nil
+}
+
+func splitIndexKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		out := &vec{n: ec.n, valid: make([]bool, ec.n), str: make([]string, ec.n)}
+		for i := range out.str {
+			if args[0].isNull(i) || args[1].isNull(i) || args[2].isNull(i) {
+				continue
+			}
+			sep, idx := args[1].str[i], args[2].i64[i]
+			if idx < 0 || sep == "" {
+				continue
+			}
+			parts := strings.Split(args[0].str[i], sep)
+			if idx < int64(len(parts)) {
+				out.str[i], out.valid[i] = parts[idx], true
+			}
+		}
+		return out, nil
+	}, nil
+}
+
+func regexpExtractKernel(e *Expr, at []types.DataType) (kernel, error) {
+	var cache map[string]*regexp.Regexp
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		out := &vec{n: ec.n, valid: make([]bool, ec.n), str: make([]string, ec.n)}
+		for i := range out.str {
+			if args[0].isNull(i) || args[1].isNull(i) || (len(args) == 3 && args[2].isNull(i)) {
+				continue
+			}
+			pat := args[1].str[i]
+			re, ok := cache[pat]
+			if !ok {
+				re, _ = regexp.Compile(pat)
+				if cache == nil {
+					cache = map[string]*regexp.Regexp{}
+				}
+				cache[pat] = re
+			}
+			if re == nil {
+				continue
+			}
+			g := int64(0)
+			if len(args) == 3 {
+				g = args[2].i64[i]
+			}
+			m := re.FindStringSubmatchIndex(args[0].str[i])
+			if m == nil || g < 0 || int(g) > re.NumSubexp() || m[2*g] < 0 {
+				continue
+			}
+			out.str[i], out.valid[i] = args[0].str[i][m[2*g]:m[2*g+1]], true
+		}
+		return out, nil
+	}, nil
 }
 
 func initCap(s string) string {

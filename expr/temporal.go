@@ -246,84 +246,95 @@ func strArg(e *Expr) string {
 	return s
 }
 
-// temporalKernel builds the date and time functions.
-func temporalKernel(e *Expr, at []types.DataType) (kernel, bool, error) {
-	rt := e.Type
-	switch e.Func {
-	case "FROM_UNIXTIME":
-		return fromUnixtime(len(at) == 2), true, nil
-	case "TO_TIMESTAMP", "TO_DATE", "UNIX_TIMESTAMP":
-		if e.Func == "UNIX_TIMESTAMP" && len(at) == 0 {
-			return func(ec *evalCtx, _ []*vec) (*vec, error) {
-				return &vec{n: ec.n, i64: fill(make([]int64, ec.n), ec.now.Unix())}, nil
-			}, true, nil
-		}
-		return parseTemporal(e.Func, len(at) == 2), true, nil
-	case "TIMESTAMPDIFF":
-		unit := strArg(e.Args[0])
-		ta, tb := at[1], at[2]
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			a, b := args[1], args[2]
-			out := &vec{n: ec.n, valid: andValid(ec.n, a, b), i64: make([]int64, ec.n)}
-			for i := range out.i64 {
-				if out.isNull(i) {
-					continue
-				}
-				x, y := toWallNanos(ta, a.i64[i], ec.loc), toWallNanos(tb, b.i64[i], ec.loc)
-				if ta.Kind == types.KindTimestampLTZ && unitMonths[unit] == 0 {
-					x, y = a.i64[i], b.i64[i]
-				}
-				var r int64
-				if u, ok := unitNanos[unit]; ok {
-					r = (y - x) / u
-				} else if u, ok := unitMonths[unit]; ok {
-					r = monthsBetween(x, y) / u
-				}
-				out.i64[i] = int64(int32(r))
-			}
-			return out, nil
-		}, true, nil
-	case "TIMESTAMPADD":
-		unit := strArg(e.Args[0])
-		tt := at[2]
-		return func(ec *evalCtx, args []*vec) (*vec, error) {
-			n, ts := args[1], args[2]
-			out := &vec{n: ec.n, valid: andValid(ec.n, n, ts), i64: make([]int64, ec.n)}
-			for i := range out.i64 {
-				if out.isNull(i) {
-					continue
-				}
-				out.i64[i] = timestampAdd(unit, n.i64[i], tt, ts.i64[i], ec.loc)
-			}
-			return out, nil
-		}, true, nil
-	case "CURRENT_TIMESTAMP", "NOW", "LOCALTIMESTAMP", "CURRENT_DATE", "CURRENT_TIME", "LOCALTIME":
-		name := e.Func
+func fromUnixtimeKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return fromUnixtime(len(at) == 2), nil
+}
+
+func parseTemporalKernel(e *Expr, at []types.DataType) (kernel, error) {
+	if e.Func == "UNIX_TIMESTAMP" && len(at) == 0 {
 		return func(ec *evalCtx, _ []*vec) (*vec, error) {
-			now := truncNanos(ec.now.UnixNano(), 3)
-			var v int64
-			switch name {
-			case "CURRENT_TIMESTAMP", "NOW":
-				v = now
-			case "LOCALTIMESTAMP":
-				v = instantToWall(now, ec.loc)
-			case "CURRENT_DATE":
-				v = floorDiv(instantToWall(now, ec.loc), nsPerDay)
-			default:
-				v = floorMod(instantToWall(now, ec.loc), nsPerDay) / nsPerSec * 1000
-			}
-			return &vec{n: ec.n, i64: fill(make([]int64, ec.n), v)}, nil
-		}, true, nil
-	case "DATE_FORMAT":
-		return dateFormat(at[0]), true, nil
-	case "EXTRACT":
-		return extractKernel(strArg(e.Args[0]), at[1]), true, nil
-	case "FLOOR", "CEIL":
-		if len(at) == 2 {
-			return floorCeilTime(e.Func == "CEIL", strArg(e.Args[0]), rt), true, nil
-		}
+			return &vec{n: ec.n, i64: fill(make([]int64, ec.n), ec.now.Unix())}, nil
+		}, nil
 	}
-	return nil, false, nil
+	return parseTemporal(e.Func, len(at) == 2), nil
+}
+
+func timestampDiffKernel(e *Expr, at []types.DataType) (kernel, error) {
+	unit := strArg(e.Args[0])
+	ta, tb := at[1], at[2]
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		a, b := args[1], args[2]
+		out := &vec{n: ec.n, valid: andValid(ec.n, a, b), i64: make([]int64, ec.n)}
+		for i := range out.i64 {
+			if out.isNull(i) {
+				continue
+			}
+			x, y := toWallNanos(ta, a.i64[i], ec.loc), toWallNanos(tb, b.i64[i], ec.loc)
+			if ta.Kind == types.KindTimestampLTZ && unitMonths[unit] == 0 {
+				x, y = a.i64[i], b.i64[i]
+			}
+			var r int64
+			if u, ok := unitNanos[unit]; ok {
+				r = (y - x) / u
+			} else if u, ok := unitMonths[unit]; ok {
+				r = monthsBetween(x, y) / u
+			}
+			out.i64[i] = int64(int32(r))
+		}
+		return out, nil
+	}, nil
+}
+
+func timestampAddKernel(e *Expr, at []types.DataType) (kernel, error) {
+	unit := strArg(e.Args[0])
+	tt := at[2]
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		n, ts := args[1], args[2]
+		out := &vec{n: ec.n, valid: andValid(ec.n, n, ts), i64: make([]int64, ec.n)}
+		for i := range out.i64 {
+			if out.isNull(i) {
+				continue
+			}
+			out.i64[i] = timestampAdd(unit, n.i64[i], tt, ts.i64[i], ec.loc)
+		}
+		return out, nil
+	}, nil
+}
+
+func nowKernel(e *Expr, at []types.DataType) (kernel, error) {
+	name := e.Func
+	return func(ec *evalCtx, _ []*vec) (*vec, error) {
+		now := truncNanos(ec.now.UnixNano(), 3)
+		var v int64
+		switch name {
+		case "CURRENT_TIMESTAMP", "NOW":
+			v = now
+		case "LOCALTIMESTAMP":
+			v = instantToWall(now, ec.loc)
+		case "CURRENT_DATE":
+			v = floorDiv(instantToWall(now, ec.loc), nsPerDay)
+		default:
+			v = floorMod(instantToWall(now, ec.loc), nsPerDay) / nsPerSec * 1000
+		}
+		return &vec{n: ec.n, i64: fill(make([]int64, ec.n), v)}, nil
+	}, nil
+}
+
+func dateFormatKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return dateFormat(at[0]), nil
+}
+
+func extractFnKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return extractKernel(strArg(e.Args[0]), at[1]), nil
+}
+
+// floorCeilKernel is FLOOR/CEIL of a number, or of a temporal value TO a
+// unit when the unit leads.
+func floorCeilKernel(e *Expr, at []types.DataType) (kernel, error) {
+	if len(at) == 2 {
+		return floorCeilTime(e.Func == "CEIL", strArg(e.Args[0]), e.Type), nil
+	}
+	return floorCeilNumKernel(e, at)
 }
 
 func timestampAdd(unit string, n int64, t types.DataType, x int64, loc *time.Location) int64 {

@@ -51,10 +51,6 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		switch e.Op {
-		case ast.OpDistinct, ast.OpNotDistinct:
-			return nil, unsupported(e.Pos, string(e.Op))
-		}
 		return resolve(e.Pos, string(e.Op), l, r)
 	case *ast.IsExpr:
 		x, err := bindExpr(sc, e.X)
@@ -149,6 +145,16 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 			return nil, err
 		}
 		return resolve(e.Pos, "EXTRACT", expr.StringLiteral(string(e.Unit.Canonical())), x)
+	case *ast.FloorCeil:
+		x, err := bindExpr(sc, e.X)
+		if err != nil {
+			return nil, err
+		}
+		name := "FLOOR"
+		if e.Ceil {
+			name = "CEIL"
+		}
+		return resolve(e.Pos, name, expr.StringLiteral(string(e.Unit.Canonical())), x)
 	case *ast.Trim:
 		x, err := bindExpr(sc, e.X)
 		if err != nil {

@@ -130,7 +130,8 @@ type Binary struct {
 	L, R Expr
 }
 
-// IsExpr is X IS [NOT] What, What being NULL, TRUE, FALSE or UNKNOWN.
+// IsExpr is X IS [NOT] What, What being NULL, TRUE, FALSE, UNKNOWN, JSON,
+// JSON VALUE, JSON SCALAR, JSON ARRAY or JSON OBJECT.
 type IsExpr struct {
 	Pos
 	X    Expr
@@ -224,6 +225,15 @@ type Extract struct {
 	Pos
 	Unit TimeUnit
 	X    Expr
+}
+
+// FloorCeil is FLOOR(X TO Unit) or CEIL(X TO Unit): a temporal value
+// rounded down or up to a unit.
+type FloorCeil struct {
+	Pos
+	Ceil bool
+	X    Expr
+	Unit TimeUnit
 }
 
 // TimestampDiff is TIMESTAMPDIFF(Unit, A, B): B - A in whole units.
@@ -364,6 +374,7 @@ func (*TableArg) exprNode()      {}
 func (*Descriptor) exprNode()    {}
 func (*Cast) exprNode()          {}
 func (*Extract) exprNode()       {}
+func (*FloorCeil) exprNode()     {}
 func (*TimestampDiff) exprNode() {}
 func (*TimestampAdd) exprNode()  {}
 func (*Trim) exprNode()          {}

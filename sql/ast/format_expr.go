@@ -232,6 +232,22 @@ func (n *FuncCall) format(p *printer) {
 	switch {
 	case n.Star:
 		p.str("*")
+	case n.overlay():
+		words := []string{"", " PLACING ", " FROM ", " FOR "}
+		for i, x := range n.Args {
+			p.str(words[i])
+			x.format(p)
+		}
+	case n.jsonObject():
+		for i := 0; i+1 < len(n.Args); i += 2 {
+			if i > 0 {
+				p.str(", ")
+			}
+			p.str("KEY ")
+			n.Args[i].format(p)
+			p.str(" VALUE ")
+			n.Args[i+1].format(p)
+		}
 	case n.positionIn():
 		p.sub(n.Args[0], precConcat)
 		p.str(" IN ")
@@ -265,6 +281,20 @@ func (n *FuncCall) format(p *printer) {
 // positionIn reports whether the call prints as POSITION(a IN b): only
 // when that form parses back to the same call, which has no FILTER or OVER
 // and no named argument, and whose name is the unquoted keyword.
+// overlay reports whether n is an OVERLAY call, which the parser reads
+// from OVERLAY(s PLACING r FROM start [FOR len]) and prints back that way.
+func (n *FuncCall) overlay() bool {
+	return len(n.Name.Parts) == 1 && !n.Name.Parts[0].Quoted && strings.EqualFold(n.Name.Parts[0].Name, "OVERLAY") &&
+		(len(n.Args) == 3 || len(n.Args) == 4) && !n.Distinct && !n.Star && n.Filter == nil && n.Over == nil && n.OverName == nil
+}
+
+// jsonObject reports whether n is a JSON_OBJECT call, which the parser
+// reads from KEY k VALUE v pairs and prints back that way.
+func (n *FuncCall) jsonObject() bool {
+	return len(n.Name.Parts) == 1 && !n.Name.Parts[0].Quoted && strings.EqualFold(n.Name.Parts[0].Name, "JSON_OBJECT") &&
+		len(n.Args)%2 == 0 && !n.Distinct && !n.Star && n.Filter == nil && n.Over == nil && n.OverName == nil
+}
+
 func (n *FuncCall) positionIn() bool {
 	if len(n.Args) != 2 || len(n.Name.Parts) != 1 || n.Distinct ||
 		n.Filter != nil || n.Over != nil || n.OverName != nil {
@@ -316,6 +346,18 @@ func (n *Extract) format(p *printer) {
 	p.str(string(n.Unit))
 	p.str(" FROM ")
 	n.X.format(p)
+	p.str(")")
+}
+
+func (n *FloorCeil) format(p *printer) {
+	if n.Ceil {
+		p.str("CEIL(")
+	} else {
+		p.str("FLOOR(")
+	}
+	n.X.format(p)
+	p.str(" TO ")
+	p.str(string(n.Unit))
 	p.str(")")
 }
 

@@ -26,6 +26,7 @@ func (n *ExecuteStmt) String() string           { return toString(n) }
 func (n *Exists) String() string                { return toString(n) }
 func (n *ExplainStmt) String() string           { return toString(n) }
 func (n *Extract) String() string               { return toString(n) }
+func (n *FloorCeil) String() string             { return toString(n) }
 func (n *FieldAccess) String() string           { return toString(n) }
 func (n *Frame) String() string                 { return toString(n) }
 func (n *FrameBound) String() string            { return toString(n) }

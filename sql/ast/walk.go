@@ -134,6 +134,8 @@ func appendChildren(kids []Node, n Node) []Node {
 		kids = appendOpt(kids, n.Type)
 	case *Extract:
 		kids = appendOpt(kids, n.X)
+	case *FloorCeil:
+		kids = appendOpt(kids, n.X)
 	case *TimestampDiff:
 		kids = appendOpt(kids, n.A)
 		kids = appendOpt(kids, n.B)

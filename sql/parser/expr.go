@@ -94,6 +94,15 @@ func (p *parser) cmpExpr() ast.Expr {
 				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "FALSE"}
 			case p.acceptKw("UNKNOWN"):
 				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: "UNKNOWN"}
+			case p.acceptKw("JSON"):
+				what := "JSON"
+				for _, k := range []string{"VALUE", "SCALAR", "ARRAY", "OBJECT"} {
+					if p.acceptKw(k) {
+						what += " " + k
+						break
+					}
+				}
+				left = &ast.IsExpr{Pos: pos, X: left, Not: not, What: what}
 			case p.acceptKw("DISTINCT FROM"):
 				op := ast.OpDistinct
 				if not {
@@ -367,6 +376,8 @@ var dateTimeKinds = map[string]ast.LitKind{"DATE": ast.LitDate, "TIME": ast.LitT
 var parenForms = map[string]bool{
 	"TRY_CAST": true, "EXTRACT": true, "TIMESTAMPDIFF": true, "TIMESTAMPADD": true,
 	"TRIM": true, "POSITION": true, "SUBSTRING": true, "ROW": true, "DESCRIPTOR": true,
+	"FLOOR": true, "CEIL": true, "CEILING": true, "OVERLAY": true, "LEFT": true, "RIGHT": true,
+	"JSON_OBJECT": true, "JSON_ARRAY": true, "JSON_VALUE": true, "JSON_QUERY": true, "JSON_EXISTS": true,
 }
 
 // startsForm reports whether t starts a keyword form with operands, which
@@ -469,6 +480,37 @@ func (p *parser) keywordForm(t *token) ast.Expr {
 	case "DESCRIPTOR":
 		p.i++
 		return &ast.Descriptor{Pos: pos, Columns: p.identList()}
+	case "JSON_OBJECT", "JSON_ARRAY", "JSON_VALUE", "JSON_QUERY", "JSON_EXISTS":
+		return p.jsonCall(t)
+	case "LEFT", "RIGHT":
+		// The string functions LEFT(s, n) and RIGHT(s, n); the words are
+		// reserved for joins, which never start an expression.
+		p.i += 2
+		return p.callArgs(pos, nameOf(t))
+	case "OVERLAY":
+		// OVERLAY(s PLACING r FROM start [FOR len]), a call of four or
+		// three arguments.
+		p.i += 2
+		f := &ast.FuncCall{Pos: pos, Name: nameOf(t), Args: []ast.Expr{p.expr()}}
+		p.expectKw("PLACING")
+		f.Args = append(f.Args, p.expr())
+		p.expectKw("FROM")
+		f.Args = append(f.Args, p.expr())
+		if p.acceptKw("FOR") {
+			f.Args = append(f.Args, p.expr())
+		}
+		p.expectOp(")")
+		return f
+	case "FLOOR", "CEIL", "CEILING":
+		// FLOOR(x TO unit), or an ordinary call FLOOR(x).
+		p.i += 2
+		x := p.expr()
+		if p.acceptKw("TO") {
+			e := &ast.FloorCeil{Pos: pos, Ceil: t.upper != "FLOOR", X: x, Unit: p.timeUnit(extractUnits)}
+			p.expectOp(")")
+			return e
+		}
+		return p.callTail(pos, nameOf(t), x)
 	case "TABLE":
 		p.i++
 		a := &ast.TableArg{Pos: pos, Name: p.objectName()}
@@ -760,4 +802,109 @@ func (p *parser) optIntArgs() []int {
 	}
 	p.expectOp(")")
 	return args
+}
+
+// jsonCall parses the SQL/JSON functions, whose clauses are keywords
+// inside the parentheses: JSON_OBJECT([KEY] k VALUE v, ...), JSON_ARRAY(v,
+// ...), each with [NULL|ABSENT] ON NULL; JSON_VALUE, JSON_QUERY and
+// JSON_EXISTS (doc, path) with their RETURNING, WRAPPER, ON EMPTY and ON
+// ERROR clauses. The result is a plain call: JSON_OBJECT's arguments are
+// k1, v1, k2, v2, .... A clause that states the default behaviour is
+// accepted and dropped; any other is refused where it stands.
+func (p *parser) jsonCall(t *token) ast.Expr {
+	pos := t.pos
+	p.i += 2
+	f := &ast.FuncCall{Pos: pos, Name: nameOf(t)}
+	switch t.upper {
+	case "JSON_OBJECT", "JSON_ARRAY":
+		for !p.peekOp(")") && !p.isJSONOnNull() {
+			if t.upper == "JSON_OBJECT" {
+				p.acceptKw("KEY")
+				k := p.expr()
+				p.expectKw("VALUE")
+				f.Args = append(f.Args, k, p.expr())
+			} else {
+				f.Args = append(f.Args, p.expr())
+			}
+			if !p.acceptOp(",") {
+				break
+			}
+		}
+		def := "NULL ON NULL"
+		if t.upper == "JSON_ARRAY" {
+			def = "ABSENT ON NULL"
+		}
+		for _, c := range []string{"NULL ON NULL", "ABSENT ON NULL"} {
+			at := p.pos()
+			if p.acceptKw(c) && c != def {
+				p.errorAt(at, t.upper+" with "+c+" is not supported yet")
+			}
+		}
+	default:
+		f.Args = append(f.Args, p.expr())
+		p.expectOp(",")
+		f.Args = append(f.Args, p.expr())
+		if ret := p.jsonClauses(t.upper); ret != nil {
+			p.expectOp(")")
+			// JSON_VALUE's value converted to another type, NULL where it
+			// does not convert (NULL ON ERROR).
+			return &ast.Cast{Pos: pos, Try: true, X: f, Type: ret}
+		}
+	}
+	p.expectOp(")")
+	return f
+}
+
+func (p *parser) isJSONOnNull() bool {
+	return p.peekKw("NULL ON NULL") || p.peekKw("ABSENT ON NULL")
+}
+
+// jsonReturning are the types JSON_VALUE ... RETURNING takes: those of
+// Flink's docs, and BIGINT.
+var jsonReturning = map[string]bool{
+	"VARCHAR": true, "STRING": true, "BOOLEAN": true, "INT": true, "INTEGER": true, "BIGINT": true, "DOUBLE": true,
+}
+
+// jsonClauses reads the clauses after the path of JSON_VALUE, JSON_QUERY
+// and JSON_EXISTS, refusing those that differ from the defaults. It
+// returns the type of JSON_VALUE's RETURNING clause, or nil.
+func (p *parser) jsonClauses(fn string) (ret *ast.Type) {
+	refuse := func(at ast.Pos, clause string) {
+		p.errorAt(at, fn+" with "+clause+" is not supported yet")
+	}
+	for {
+		at := p.pos()
+		switch {
+		case fn == "JSON_VALUE" && ret == nil && p.acceptKw("RETURNING"):
+			// NB: baseType, not typ: a NULL after the type starts NULL ON ...
+			tat := p.pos()
+			ret = p.baseType()
+			if !jsonReturning[strings.ToUpper(ret.Name)] || ret.Elem != nil {
+				refuse(tat, "RETURNING "+ret.String())
+			}
+		case fn == "JSON_QUERY" && p.acceptKw("RETURNING"):
+			// Only the default, a string type; an ARRAY needs composite types.
+			tat := p.pos()
+			if t := p.baseType(); t.Elem != nil || (strings.ToUpper(t.Name) != "STRING" && strings.ToUpper(t.Name) != "VARCHAR") {
+				refuse(tat, "RETURNING "+t.String())
+			}
+		case fn == "JSON_QUERY" && p.acceptKw("WITHOUT"):
+			p.acceptKw("ARRAY")
+			p.expectKw("WRAPPER")
+		case fn == "JSON_QUERY" && p.acceptKw("WITH"):
+			refuse(at, "WITH ... WRAPPER")
+		case fn != "JSON_EXISTS" && p.acceptKw("NULL ON EMPTY"), fn != "JSON_EXISTS" && p.acceptKw("NULL ON ERROR"),
+			fn == "JSON_EXISTS" && p.acceptKw("FALSE ON ERROR"):
+		case p.acceptKw("ERROR ON EMPTY"), p.acceptKw("ERROR ON ERROR"):
+			refuse(at, "ERROR ON EMPTY or ERROR ON ERROR")
+		case fn == "JSON_VALUE" && p.acceptKw("DEFAULT"):
+			refuse(at, "DEFAULT ... ON EMPTY or ON ERROR")
+		case fn == "JSON_QUERY" && p.acceptKw("EMPTY"):
+			refuse(at, "EMPTY ARRAY or EMPTY OBJECT ON EMPTY or ON ERROR")
+		case fn == "JSON_EXISTS" && (p.acceptKw("TRUE ON ERROR") || p.acceptKw("UNKNOWN ON ERROR")):
+			refuse(at, "TRUE ON ERROR or UNKNOWN ON ERROR")
+		default:
+			return ret
+		}
+	}
 }
