@@ -113,7 +113,7 @@ func (v *distinctView) step(cols []arrow.Array, i int, retract bool, kg int, key
 	if err := v.counts.Put(kg, v.keyBuf, v.cntBuf); err != nil {
 		return 0, err
 	}
-	if n != 1 {
+	if retract || n != 1 {
 		return 0, nil
 	}
 	if v.values != nil {

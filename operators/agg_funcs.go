@@ -298,15 +298,17 @@ func welford(a *aggAcc, x float64, retract bool) {
 		}
 		return
 	}
+	// NB: the explicit float64 conversions forbid fused multiply-adds, so
+	// every platform rounds as Java does.
 	if !retract {
 		delta := x - a.f
-		a.f += delta / float64(a.n)
-		a.m2 += delta * (x - a.f)
+		a.f += float64(delta / float64(a.n))
+		a.m2 += float64(delta * (x - a.f))
 		return
 	}
 	delta2 := x - a.f
-	a.f -= delta2 / float64(a.n)
-	a.m2 -= (x - a.f) * delta2
+	a.f -= float64(delta2 / float64(a.n))
+	a.m2 -= float64((x - a.f) * delta2)
 }
 
 func valueAt(col arrow.Array, i int) float64 {
