@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -13,6 +14,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
 )
 
@@ -611,4 +613,117 @@ func TestFirstLastValueRetraction(t *testing.T) {
 	if got != want {
 		t.Fatalf("got  %s\nwant %s", got, want)
 	}
+}
+
+// distinctWindowSpec is windowSpec (COUNT(*), SUM(x)) with COUNT(DISTINCT
+// x) and SUM(DISTINCT x), sharing one view.
+func distinctWindowSpec(w jobgraph.WindowSpec) jobgraph.WindowAggSpec {
+	spec := windowSpec(w)
+	spec.Aggs = append(spec.Aggs, jobgraph.AggCall{Func: "COUNT", Arg: 1, Distinct: true}, jobgraph.AggCall{Func: "SUM", Arg: 1, Distinct: true})
+	spec.OutputSchema = append(spec.OutputSchema, types.Field{Name: "cd", Type: types.BigInt.WithNullable(false)},
+		types.Field{Name: "sd", Type: types.BigInt})
+	return spec
+}
+
+// TestWindowAggDistinct runs random rows (some late) through HOP windows
+// with DISTINCT aggregates and compares every firing with the distinct
+// values per (key, window); once every window has fired, the views hold
+// nothing.
+func TestWindowAggDistinct(t *testing.T) {
+	w := jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 40, StepMs: 10}
+	for _, cache := range []int64{1 << 10, 0} {
+		a, err := NewWindowAgg(distinctWindowSpec(w))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := a.Open(withKeyedState(t, &Context{}, cache, "")); err != nil {
+			t.Fatal(err)
+		}
+		type group struct {
+			rows int64
+			sum  int64
+			seen map[int64]bool
+		}
+		type win struct {
+			order []int64
+			gs    map[int64]*group
+		}
+		wins := map[window]*win{}
+		wm := int64(MinWatermark)
+		fire := func(to int64) string {
+			wm = to
+			var fired []window
+			for w := range wins {
+				if w.end-1 <= to {
+					fired = append(fired, w)
+				}
+			}
+			sortWindows(fired)
+			var evs []string
+			for _, fw := range fired {
+				for _, k := range wins[fw].order {
+					g := wins[fw].gs[k]
+					var sd int64
+					for x := range g.seen {
+						sd += x
+					}
+					evs = append(evs, fmt.Sprintf("+I[%d %d %d %d %d %d %d %d]", k, fw.start, fw.end, fw.end-1, g.rows, g.sum, len(g.seen), sd))
+				}
+				delete(wins, fw)
+			}
+			if to == MaxWatermark {
+				return strings.Join(append(evs, "wm max"), " ")
+			}
+			return strings.Join(append(evs, fmt.Sprintf("wm %d", to)), " ")
+		}
+		out := &winCollector{}
+		r := rand.New(rand.NewPCG(3, 3))
+		for step := int64(0); step < 15; step++ {
+			rows := make([]winRow, 300)
+			for i := range rows {
+				rows[i] = winRow{k: int64(r.IntN(20)), x: int64(r.IntN(6)), ts: step*25 + int64(r.IntN(40)) - 30}
+				for _, aw := range assignWindows(nil, w, rows[i].ts) {
+					if aw.end-1 <= wm {
+						continue
+					}
+					ow := wins[aw]
+					if ow == nil {
+						ow = &win{gs: map[int64]*group{}}
+						wins[aw] = ow
+					}
+					g := ow.gs[rows[i].k]
+					if g == nil {
+						g = &group{seen: map[int64]bool{}}
+						ow.gs[rows[i].k] = g
+						ow.order = append(ow.order, rows[i].k)
+					}
+					g.rows++
+					g.sum += rows[i].x
+					g.seen[rows[i].x] = true
+				}
+			}
+			process(t, a, out, rows...)
+			if got, want := watermark(t, a, out, step*25-5), fire(step*25-5); got != want {
+				t.Fatalf("step %d:\n got %s\nwant %s", step, got, want)
+			}
+		}
+		if got, want := watermark(t, a, out, MaxWatermark), fire(MaxWatermark); got != want {
+			t.Fatalf("end:\n got %s\nwant %s", got, want)
+		}
+		left := 0
+		if err := a.views[0].counts.Scan(func(int, []byte, []byte) error { left++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if err := a.views[0].values.Scan(func(_ int, _ []byte, rows []state.MultisetRow) error { left += len(rows); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if len(a.views) != 1 || left != 0 {
+			t.Fatalf("%d views, %d distinct entries left after every window fired", len(a.views), left)
+		}
+		a.Close()
+	}
+}
+
+func sortWindows(ws []window) {
+	sort.Slice(ws, func(i, j int) bool { return ws[i].end < ws[j].end })
 }
