@@ -39,10 +39,17 @@ func init() {
 // columns, then the aggregates, built into batches of up to 4096 rows that
 // are emitted before Process returns; EndInput has nothing to flush.
 //
+// An aggregate with a FILTER sees only the rows (accumulated or retracted)
+// whose filter column is TRUE; a DISTINCT aggregate sees a value when it
+// enters or leaves its distinct view (see distinctView).
+//
 // State, per group key: the row count and the accumulators, compactly
 // encoded in a ValueState (with the write time when there is a TTL); for
 // MIN and MAX over a retracting input, every value with its count in a
-// MultisetState per aggregate.
+// MultisetState per aggregate; for LISTAGG, FIRST_VALUE and LAST_VALUE over
+// a retracting input, every live value under its arrival number in a
+// MultisetState per aggregate (one entry per value); per distinct view, a
+// count per (group, value) in a ValueState.
 type GroupAgg struct {
 	spec   jobgraph.GroupAggSpec
 	aggs   []*aggFunc

@@ -37,7 +37,8 @@ func init() {
 //
 // State, in the subtask's state.Backend (a write-back cache in front of
 // Pebble, so cold windows spill): per (group key, window end) the row count
-// and the accumulators in a ValueState; and a timer index, per (key group,
+// and the accumulators in a ValueState, and per distinct view its values
+// (see distinctView); and a timer index, per (key group,
 // window end), of the group keys that have that window, in a MultisetState,
 // each row tagged with its order of first appearance. In Go memory there
 // is only the sorted set of window ends in flight and, per end, its start,
