@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -726,4 +727,45 @@ func TestWindowAggDistinct(t *testing.T) {
 
 func sortWindows(ws []window) {
 	sort.Slice(ws, func(i, j int) bool { return ws[i].end < ws[j].end })
+}
+
+// TestDistinctTTL: a distinct view's counts expire with their group's
+// state, so a group that starts over after its TTL counts its values anew.
+func TestDistinctTTL(t *testing.T) {
+	calls := []jobgraph.AggCall{{Func: "COUNT", Arg: 1, Distinct: true}, {Func: "LISTAGG", Arg: 2}}
+	spec := jobgraph.GroupAggSpec{InputSchema: dInput, Keys: []int{0}, Aggs: calls, InputRetracts: true, TTLMs: time.Hour.Milliseconds(),
+		OutputSchema: types.Schema{dInput[0], {Name: "c", Type: types.BigInt.WithNullable(false)}, {Name: "l", Type: types.String}}}
+	clock := time.UnixMilli(1_000_000)
+	op, err := NewGroupAgg(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128, Now: func() time.Time { return clock }}, 1<<20, "")); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	for _, c := range []struct {
+		kind    types.RowKind
+		x       int32
+		s       string
+		advance time.Duration
+		want    string
+	}{
+		{types.Insert, 5, "a", 0, "+I[1, 1, a]"},
+		{types.Insert, 5, "b", time.Minute, "-U[1, 1, a] +U[1, 1, a,b]"},
+		{types.Insert, 5, "c", 61 * time.Minute, "+I[1, 1, c]"}, // expired: starts over
+		{types.Delete, 5, "c", 0, "-D[1, 1, c]"},
+		{types.Insert, 6, "d", 0, "+I[1, 1, d]"},
+	} {
+		clock = clock.Add(c.advance)
+		out := &aggCollector{schema: spec.OutputSchema}
+		b := buildDBatch([]dEvent{{c.kind, drow{k: 1, x: &c.x, s: &c.s}}})
+		if err := op.Process(0, b, out); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		if got := strings.Join(out.rows, " "); got != c.want {
+			t.Fatalf("%v %d %s: got %q, want %q", c.kind, c.x, c.s, got, c.want)
+		}
+	}
 }
