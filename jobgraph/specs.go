@@ -182,6 +182,10 @@ type AggCall struct {
 	Filter   int  `json:"filter,omitempty"`
 	// Separator is LISTAGG's separator; nil means ",".
 	Separator *string `json:"separator,omitempty"`
+	// More holds COUNT's further argument columns, COUNT(a, b): a row
+	// counts when none of Arg and More is NULL (with Distinct, each
+	// distinct tuple once).
+	More []int `json:"more,omitempty"`
 }
 
 // GroupAggSpec configures a streaming GROUP BY aggregate over a changelog,

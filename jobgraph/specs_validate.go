@@ -150,6 +150,12 @@ func checkAggs(aggs []AggCall, in types.Schema) error {
 				return fmt.Errorf("aggregate %d (%s): filter column %d is %v, not BOOLEAN", i, a.Func, a.Filter, in[a.Filter].Type)
 			}
 		}
+		if len(a.More) > 0 && (a.Func != AggCount || a.Arg < 0) {
+			return fmt.Errorf("aggregate %d (%s): only COUNT takes several arguments", i, a.Func)
+		}
+		if err := checkColumns(fmt.Sprintf("aggregate %d (%s) argument", i, a.Func), a.More, in); err != nil {
+			return err
+		}
 		if a.Separator != nil && a.Func != AggListAgg {
 			return fmt.Errorf("aggregate %d (%s): only LISTAGG takes a separator", i, a.Func)
 		}

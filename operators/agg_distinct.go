@@ -3,6 +3,7 @@ package operators
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -25,11 +26,13 @@ import (
 // window)'s values in a MultisetState, so that firing the window can drop
 // them.
 type distinctView struct {
-	arg, filter int
+	args        []int // the argument columns: one, or COUNT(DISTINCT a, b)'s
+	filter      int
 	enc         *types.RowEncoder // one-column encoder of the argument
 	counts      *state.ValueState
 	values      *state.MultisetState // window aggregates only
 	ttlMs       int64                // group aggregates: entries older than this are gone
+	cols        []arrow.Array
 
 	keyBuf, valBuf, cntBuf []byte
 }
@@ -46,15 +49,20 @@ func buildViews(calls []jobgraph.AggCall, aggs []*aggFunc, in types.Schema) []*d
 		if c.Filtered {
 			filter = c.Filter
 		}
+		args := append([]int{c.Arg}, c.More...)
 		for i, v := range views {
-			if v.arg == c.Arg && v.filter == filter {
+			if slices.Equal(v.args, args) && v.filter == filter {
 				aggs[j].view = i
 			}
 		}
 		if aggs[j].view < 0 {
 			aggs[j].view = len(views)
-			views = append(views, &distinctView{arg: c.Arg, filter: filter,
-				enc: types.NewRowEncoder(types.Schema{{Name: "v", Type: in[c.Arg].Type}})})
+			var s types.Schema
+			for _, a := range args {
+				s = append(s, in[a])
+			}
+			views = append(views, &distinctView{args: args, filter: filter, enc: types.NewRowEncoder(s),
+				cols: make([]arrow.Array, len(args))})
 		}
 	}
 	return views
@@ -78,12 +86,18 @@ func openViews(views []*distinctView, be state.Namespace, window bool, ttlMs int
 // a value already or still counted, a retraction of a value not counted).
 // nowMs is the processing time with a TTL.
 func (v *distinctView) step(cols []arrow.Array, i int, retract bool, kg int, key []byte, nowMs int64) (int, error) {
-	col := cols[v.arg]
-	if col.IsNull(i) || !passesFilter(cols, v.filter, i) {
+	for j, a := range v.args {
+		if cols[a].IsNull(i) {
+			return 0, nil
+		}
+		v.cols[j] = cols[a]
+	}
+	if !passesFilter(cols, v.filter, i) {
 		return 0, nil
 	}
-	v.valBuf = v.enc.AppendRow(v.valBuf[:0], []arrow.Array{col}, i)
-	val := v.valBuf[1:] // drop the one-column null bitmap
+	// NB: no argument is NULL, so the row's null bitmap is all zeros.
+	v.valBuf = v.enc.AppendRow(v.valBuf[:0], v.cols, i)
+	val := v.valBuf
 	v.keyBuf = append(append(binary.AppendUvarint(v.keyBuf[:0], uint64(len(key))), key...), val...)
 	stored, found, err := v.counts.Get(kg, v.keyBuf)
 	if err != nil {

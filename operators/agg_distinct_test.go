@@ -85,6 +85,8 @@ var dCalls = []struct {
 	{jobgraph.AggCall{Func: "MIN", Arg: 1, Filtered: true, Filter: 3}, types.Int},                                          // 15
 	{jobgraph.AggCall{Func: "SUM", Arg: 1, Distinct: true, Filtered: true, Filter: 3}, types.Int},                          // 16
 	{jobgraph.AggCall{Func: "FIRST_VALUE", Arg: 2, Filtered: true, Filter: 3}, types.String},                               // 17
+	{jobgraph.AggCall{Func: "COUNT", Arg: 1, More: []int{2}, Distinct: true}, types.BigInt.WithNullable(false)},            // 18
+	{jobgraph.AggCall{Func: "COUNT", Arg: 1, More: []int{2}, Filtered: true, Filter: 3}, types.BigInt.WithNullable(false)}, // 19
 }
 
 func dSpec(retract bool) jobgraph.GroupAggSpec {
@@ -286,6 +288,17 @@ func (g *dGroup) result(key int64) string {
 	}()))
 	vals = append(vals, g.variance(10, false, false), g.variance(11, true, false), g.variance(12, false, true),
 		g.variance(13, true, true), list(14, ","), optStr(fmin), nullOr(fdn > 0, fds), first(17))
+	pairs := map[string]bool{}
+	var counted int
+	for _, r := range g.rows {
+		if r.x != nil && r.s != nil {
+			pairs[fmt.Sprint(*r.x, "/", *r.s)] = true
+			if isTrue(r.b) {
+				counted++
+			}
+		}
+	}
+	vals = append(vals, fmt.Sprint(len(pairs)), fmt.Sprint(counted))
 	return "[" + strings.Join(vals, ", ") + "]"
 }
 
@@ -514,8 +527,8 @@ func TestDistinctViewState(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(op.views) != 3 { // x; x FILTER b; s
-		t.Fatalf("%d views, want 3", len(op.views))
+	if len(op.views) != 4 { // x; x FILTER b; s; (x, s)
+		t.Fatalf("%d views, want 4", len(op.views))
 	}
 	if op.aggs[0].view != op.aggs[1].view || op.aggs[5].view != op.aggs[16].view || op.aggs[0].view == op.aggs[5].view {
 		t.Fatalf("views not shared by argument and filter: %d %d %d %d", op.aggs[0].view, op.aggs[1].view, op.aggs[5].view, op.aggs[16].view)

@@ -55,6 +55,9 @@ type aggFunc struct {
 	list *state.MultisetState
 	// filter is the BOOLEAN input column of FILTER (WHERE ...), or -1.
 	filter int
+	// more are COUNT's further arguments: a row counts only when none is
+	// NULL.
+	more []int
 	// view is the index of the distinct view that feeds a DISTINCT
 	// aggregate, or -1.
 	view int
@@ -103,6 +106,12 @@ func newAggFunc(call jobgraph.AggCall, in types.Schema, out types.DataType) (*ag
 	}
 	f.in = in[call.Arg].Type
 	t := f.in
+	for _, c := range call.More {
+		if call.Func != jobgraph.AggCount || c < 0 || c >= len(in) {
+			return nil, fmt.Errorf("operators: %s argument column %d is not valid", call.Func, c)
+		}
+	}
+	f.more = call.More
 	switch call.Func {
 	case jobgraph.AggCount:
 		f.kind = aggCount
@@ -164,7 +173,14 @@ func (f *aggFunc) keepsList() bool {
 
 // passes reports whether row i reaches the aggregate: it has no FILTER, or
 // the filter is TRUE (not FALSE, not NULL).
-func (f *aggFunc) passes(cols []arrow.Array, i int) bool { return passesFilter(cols, f.filter, i) }
+func (f *aggFunc) passes(cols []arrow.Array, i int) bool {
+	for _, c := range f.more {
+		if cols[c].IsNull(i) {
+			return false
+		}
+	}
+	return passesFilter(cols, f.filter, i)
+}
 
 func passesFilter(cols []arrow.Array, filter, i int) bool {
 	if filter < 0 {

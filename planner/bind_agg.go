@@ -44,16 +44,17 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 	// NB: MIN and MAX of the distinct values are MIN and MAX.
 	call := aggCall{fn: name, distinct: f.Distinct && name != "MIN" && name != "MAX"}
 	nargs := 1
-	if name == "LISTAGG" {
+	switch name {
+	case "LISTAGG":
 		nargs = min(max(len(f.Args), 1), 2)
+	case "COUNT":
+		nargs = max(len(f.Args), 1)
 	}
 	switch {
 	case f.Star:
 		if name != "COUNT" {
 			return nil, errorf(f.Pos, "%s(*) is not valid: only COUNT takes *", name)
 		}
-	case len(f.Args) > 1 && name == "COUNT":
-		return nil, unsupported(f.Pos, "COUNT of several arguments")
 	case len(f.Args) != nargs:
 		return nil, errorf(f.Pos, "invalid number of arguments to function '%s': %d", name, len(f.Args))
 	default:
@@ -62,7 +63,17 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 			return nil, err
 		}
 		call.arg = arg
-		if len(f.Args) == 2 {
+		for _, a := range f.Args[1:] {
+			if name != "COUNT" {
+				break
+			}
+			more, err := bindExpr(inner, a)
+			if err != nil {
+				return nil, err
+			}
+			call.more = append(call.more, more)
+		}
+		if len(f.Args) == 2 && name == "LISTAGG" {
 			sep, err := bindExpr(inner, f.Args[1])
 			if err != nil {
 				return nil, err
@@ -93,6 +104,9 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 	}
 	call.typ = t
 	key := fmt.Sprintf("%s(%v %s) %s", name, call.distinct, canonical(call.arg), canonical(call.filter))
+	for _, m := range call.more {
+		key += " " + canonical(m)
+	}
 	if call.sep != nil {
 		key += " " + *call.sep
 	}
@@ -114,6 +128,9 @@ func (c aggCall) spec(col func(*expr.Expr) int) jobgraph.AggCall {
 	out := jobgraph.AggCall{Func: c.fn, Arg: -1, Distinct: c.distinct, Separator: c.sep}
 	if c.arg != nil {
 		out.Arg = col(c.arg)
+	}
+	for _, m := range c.more {
+		out.More = append(out.More, col(m))
 	}
 	if c.filter != nil {
 		out.Filtered, out.Filter = true, col(c.filter)

@@ -228,7 +228,11 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	}
 	calls := make([]jobgraph.AggCall, len(n.calls))
 	for i, c := range n.calls {
-		if (c.arg != nil && readsWindow(c.arg)) || (c.filter != nil && readsWindow(c.filter)) {
+		reads := (c.arg != nil && readsWindow(c.arg)) || (c.filter != nil && readsWindow(c.filter))
+		for _, m := range c.more {
+			reads = reads || readsWindow(m)
+		}
+		if reads {
 			return nil, unsupported(w.pos, "an aggregate of window columns")
 		}
 		calls[i] = c.spec(column)

@@ -111,6 +111,8 @@ type aggCall struct {
 	distinct bool
 	filter   *expr.Expr
 	sep      *string
+	// more are COUNT's further arguments, COUNT(a, b).
+	more []*expr.Expr
 }
 
 func (n *scanNode) schema() types.Schema    { return n.out }

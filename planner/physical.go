@@ -658,6 +658,9 @@ func describeAgg(n *aggNode, in types.Schema, calls []jobgraph.AggCall) string {
 		if c.Arg >= 0 {
 			arg = in[c.Arg].Name
 		}
+		for _, m := range c.More {
+			arg += ", " + in[m].Name
+		}
 		if c.Distinct {
 			arg = "DISTINCT " + arg
 		}
