@@ -26,13 +26,13 @@ import (
 // window)'s values in a MultisetState, so that firing the window can drop
 // them.
 type distinctView struct {
-	args        []int // the argument columns: one, or COUNT(DISTINCT a, b)'s
-	filter      int
-	enc         *types.RowEncoder // one-column encoder of the argument
-	counts      *state.ValueState
-	values      *state.MultisetState // window aggregates only
-	ttlMs       int64                // group aggregates: entries older than this are gone
-	cols        []arrow.Array
+	args   []int // the argument columns: one, or COUNT(DISTINCT a, b)'s
+	filter int
+	enc    *types.RowEncoder // one-column encoder of the argument
+	counts *state.ValueState
+	values *state.MultisetState // window aggregates only
+	ttlMs  int64                // group aggregates: entries older than this are gone
+	cols   []arrow.Array
 
 	keyBuf, valBuf, cntBuf []byte
 }
