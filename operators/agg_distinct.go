@@ -12,7 +12,8 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// distinctView is Flink's distinct view of one argument column under one
+// distinctView is Flink's distinct view of an argument (or, for COUNT(DISTINCT
+// a, b), a tuple of them) under one
 // FILTER: per group, how many live rows hold each distinct non-NULL value.
 // A value's contribution enters the view's aggregates when its count goes
 // from 0 to 1 and leaves when it goes back to 0, so COUNT(DISTINCT x),
@@ -28,7 +29,7 @@ import (
 type distinctView struct {
 	args   []int // the argument columns: one, or COUNT(DISTINCT a, b)'s
 	filter int
-	enc    *types.RowEncoder // one-column encoder of the argument
+	enc    *types.RowEncoder // encoder of the argument columns
 	counts *state.ValueState
 	values *state.MultisetState // window aggregates only
 	ttlMs  int64                // group aggregates: entries older than this are gone
