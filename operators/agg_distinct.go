@@ -12,9 +12,9 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// distinctView is Flink's distinct view of an argument (or, for COUNT(DISTINCT
-// a, b), a tuple of them) under one
-// FILTER: per group, how many live rows hold each distinct non-NULL value.
+// distinctView is Flink's distinct view of an argument (for COUNT(DISTINCT
+// a, b), a tuple of them) under one FILTER: per group, how many live rows
+// hold each distinct non-NULL value.
 // A value's contribution enters the view's aggregates when its count goes
 // from 0 to 1 and leaves when it goes back to 0, so COUNT(DISTINCT x),
 // SUM(DISTINCT x) and the others see each value once. Every aggregate of
