@@ -184,6 +184,14 @@ const (
 	AggAvg   = "AVG"
 	AggMin   = "MIN"
 	AggMax   = "MAX"
+
+	AggListAgg    = "LISTAGG"     // LISTAGG(s [, Separator]): the non-NULL values joined in arrival order
+	AggFirstValue = "FIRST_VALUE" // the first non-NULL value to arrive that is still there
+	AggLastValue  = "LAST_VALUE"  // the last non-NULL value to arrive that is still there
+	AggStddevPop  = "STDDEV_POP"
+	AggStddevSamp = "STDDEV_SAMP"
+	AggVarPop     = "VAR_POP"
+	AggVarSamp    = "VAR_SAMP"
 )
 
 // AggCall is one aggregate of a GroupAggSpec. Its result type is the
@@ -192,6 +200,20 @@ type AggCall struct {
 	Func string `json:"func"`
 	// Arg is the input column aggregated; -1 for COUNT(*).
 	Arg int `json:"arg"`
+	// Distinct aggregates each distinct non-NULL value of Arg once, as
+	// NAME(DISTINCT x) does: a value counts while at least one row with it
+	// is live.
+	Distinct bool `json:"distinct,omitempty"`
+	// Filtered marks FILTER (WHERE ...): a row reaches the aggregate (or its
+	// distinct view) only where the BOOLEAN input column Filter is TRUE.
+	Filtered bool `json:"filtered,omitempty"`
+	Filter   int  `json:"filter,omitempty"`
+	// Separator is LISTAGG's separator; nil means ",".
+	Separator *string `json:"separator,omitempty"`
+	// More holds COUNT's further argument columns, COUNT(a, b): a row
+	// counts when none of Arg and More is NULL (with Distinct, each
+	// distinct tuple once).
+	More []int `json:"more,omitempty"`
 }
 
 // GroupAggSpec configures a streaming GROUP BY aggregate over a changelog,

@@ -153,9 +153,27 @@ func (s *WindowAggSpec) Validate() error {
 func checkAggs(aggs []AggCall, in types.Schema) error {
 	for i, a := range aggs {
 		switch a.Func {
-		case AggCount, AggSum, AggAvg, AggMin, AggMax:
+		case AggCount, AggSum, AggAvg, AggMin, AggMax, AggListAgg, AggFirstValue, AggLastValue,
+			AggStddevPop, AggStddevSamp, AggVarPop, AggVarSamp:
 		default:
 			return fmt.Errorf("aggregate %d: unknown function %q", i, a.Func)
+		}
+		if a.Filtered {
+			if err := checkColumns(fmt.Sprintf("aggregate %d (%s) filter", i, a.Func), []int{a.Filter}, in); err != nil {
+				return err
+			}
+			if in[a.Filter].Type.Kind != types.KindBoolean {
+				return fmt.Errorf("aggregate %d (%s): filter column %d is %v, not BOOLEAN", i, a.Func, a.Filter, in[a.Filter].Type)
+			}
+		}
+		if len(a.More) > 0 && (a.Func != AggCount || a.Arg < 0) {
+			return fmt.Errorf("aggregate %d (%s): only COUNT takes several arguments", i, a.Func)
+		}
+		if err := checkColumns(fmt.Sprintf("aggregate %d (%s) argument", i, a.Func), a.More, in); err != nil {
+			return err
+		}
+		if a.Separator != nil && a.Func != AggListAgg {
+			return fmt.Errorf("aggregate %d (%s): only LISTAGG takes a separator", i, a.Func)
 		}
 		if a.Arg == -1 && a.Func == AggCount {
 			continue

@@ -39,13 +39,22 @@ func init() {
 // columns, then the aggregates, built into batches of up to 4096 rows that
 // are emitted before Process returns; EndInput has nothing to flush.
 //
+// An aggregate with a FILTER sees only the rows (accumulated or retracted)
+// whose filter column is TRUE; a DISTINCT aggregate sees a value when it
+// enters or leaves its distinct view (see distinctView).
+//
 // State, per group key: the row count and the accumulators, compactly
 // encoded in a ValueState (with the write time when there is a TTL); for
 // MIN and MAX over a retracting input, every value with its count in a
-// MultisetState per aggregate.
+// MultisetState per aggregate; for LISTAGG, FIRST_VALUE and LAST_VALUE over
+// a retracting input, every live value under its arrival number in a
+// MultisetState per aggregate (one entry per value); per distinct view, a
+// count per (group, value) in a ValueState.
 type GroupAgg struct {
 	spec   jobgraph.GroupAggSpec
 	aggs   []*aggFunc
+	views  []*distinctView
+	steps  []int // per view, what the current row did to it (distinctView.step)
 	nKeys  int
 	be     state.Namespace
 	accs   *state.ValueState
@@ -94,6 +103,8 @@ func NewGroupAgg(spec jobgraph.GroupAggSpec) (*GroupAgg, error) {
 		}
 		g.aggs = append(g.aggs, f)
 	}
+	g.views = buildViews(spec.Aggs, g.aggs, spec.InputSchema)
+	g.steps = make([]int, len(g.views))
 	return g, nil
 }
 
@@ -116,7 +127,12 @@ func (g *GroupAgg) Open(ctx *Context) error {
 			f.values = be.Multiset(fmt.Sprintf("values%d", i))
 			f.values.SetTTL(time.Duration(g.ttlMs)*time.Millisecond, g.now)
 		}
+		if f.keepsList() && g.spec.InputRetracts {
+			f.list = be.Multiset(fmt.Sprintf("list%d", i))
+			f.list.SetTTL(time.Duration(g.ttlMs)*time.Millisecond, g.now)
+		}
 	}
+	openViews(g.views, be, false, g.ttlMs)
 	ks := make(types.Schema, g.nKeys)
 	for i, k := range g.spec.Keys {
 		ks[i] = g.spec.InputSchema[k]
@@ -195,6 +211,13 @@ func (g *GroupAgg) processRow(cols []arrow.Array, i int, kind types.RowKind, now
 			g.acc[j].reset()
 		}
 	} else {
+		for j, f := range g.aggs {
+			if f.list != nil && f.kind == aggListAgg {
+				if err := f.loadList(&g.acc[j], kg, key); err != nil {
+					return err
+				}
+			}
+		}
 		g.prevOut = g.appendOutput(g.prevOut[:0], rows)
 	}
 	if retract {
@@ -202,12 +225,27 @@ func (g *GroupAgg) processRow(cols []arrow.Array, i int, kind types.RowKind, now
 	} else {
 		rows++
 	}
+	for v, view := range g.views {
+		if g.steps[v], err = view.step(cols, i, retract, kg, key, nowMs); err != nil {
+			return err
+		}
+	}
 	for j, f := range g.aggs {
+		r := retract
+		switch {
+		case f.view >= 0:
+			if g.steps[f.view] == 0 {
+				continue
+			}
+			r = g.steps[f.view] < 0
+		case !f.passes(cols, i):
+			continue
+		}
 		var col arrow.Array
 		if f.arg >= 0 {
 			col = cols[f.arg]
 		}
-		if g.valBuf, err = f.accumulate(&g.acc[j], col, i, retract, kg, key, g.valBuf); err != nil {
+		if g.valBuf, err = f.accumulate(&g.acc[j], col, i, r, kg, key, g.valBuf); err != nil {
 			return err
 		}
 	}

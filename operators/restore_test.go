@@ -601,3 +601,31 @@ func TestRestoreSemiJoin(t *testing.T) {
 		})
 	}
 }
+
+// TestRestoreDistinctAgg: the distinct views and the value lists of
+// LISTAGG, FIRST_VALUE and LAST_VALUE live in the backend and survive a
+// restore, at the same and at another parallelism.
+func TestRestoreDistinctAgg(t *testing.T) {
+	testRestore(t, func(r *rand.Rand) *restoreCase {
+		spec := dSpec(true)
+		return &restoreCase{
+			name: "group-agg-distinct", newOp: registered(&spec), inputs: 1, keys: [2][]int{spec.Keys},
+			steps: restoreSteps(r, randomDEvents(r, 500, 8, true), func(dEvent) int { return 0 },
+				func(dEvent) (int64, bool) { return 0, false }, func(_ int, evs []dEvent) types.Batch { return buildDBatch(evs) }),
+		}
+	})
+	testRestore(t, func(r *rand.Rand) *restoreCase {
+		spec := distinctWindowSpec(jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 3000, StepMs: 1000})
+		build := func(_ int, evs []ijEvent) types.Batch {
+			rows := make([]winRow, len(evs))
+			for i, e := range evs {
+				rows[i] = winRow{k: e.k, x: e.v % 5, ts: e.ts}
+			}
+			return winBatch(rows...)
+		}
+		return &restoreCase{
+			name: "window-distinct", newOp: registered(&spec), inputs: 1, keys: [2][]int{spec.Keys},
+			steps: restoreSteps(r, lateEvents(r, 500, 8), func(ijEvent) int { return 0 }, ijWatermark, build),
+		}
+	})
+}

@@ -37,7 +37,8 @@ func init() {
 //
 // State, in the subtask's state.Backend (a write-back cache in front of
 // Pebble, so cold windows spill): per (group key, window end) the row count
-// and the accumulators in a ValueState; and a timer index, per (key group,
+// and the accumulators in a ValueState, and per distinct view its values
+// (see distinctView); and a timer index, per (key group,
 // window end), of the group keys that have that window, in a MultisetState,
 // each row tagged with its order of first appearance. In Go memory there
 // is only the sorted set of window ends in flight and, per end, its start,
@@ -53,6 +54,8 @@ func init() {
 type WindowAgg struct {
 	spec   jobgraph.WindowAggSpec
 	aggs   []*aggFunc
+	views  []*distinctView
+	steps  []int // per view, what the current row did to it
 	nKeys  int
 	be     state.Namespace
 	accs   *state.ValueState
@@ -141,6 +144,8 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 		}
 		a.aggs = append(a.aggs, f)
 	}
+	a.views = buildViews(spec.Aggs, a.aggs, spec.InputSchema)
+	a.steps = make([]int, len(a.views))
 	return a, nil
 }
 
@@ -155,6 +160,7 @@ func (a *WindowAgg) Open(ctx *Context) error {
 	a.be = be
 	a.accs = be.Value("wacc")
 	a.timers = be.Multiset("wtimers")
+	openViews(a.views, be, true, 0)
 	if err := a.restoreWatermark(ctx.Restore); err != nil {
 		return err
 	}
@@ -292,7 +298,20 @@ func (a *WindowAgg) update(w window, kg, nk int, cols []arrow.Array, i int) erro
 		}
 	}
 	rows++
+	for v, view := range a.views {
+		if a.steps[v], err = view.step(cols, i, false, kg, a.keyBuf, 0); err != nil {
+			return err
+		}
+	}
 	for j, f := range a.aggs {
+		switch {
+		case f.view >= 0:
+			if a.steps[f.view] == 0 {
+				continue // a value the window's group has seen
+			}
+		case !f.passes(cols, i):
+			continue
+		}
 		var col arrow.Array
 		if f.arg >= 0 {
 			col = cols[f.arg]
@@ -446,6 +465,11 @@ func (a *WindowAgg) fire(end int64, out Collector) error {
 		}
 		if err := a.accs.Delete(g.kg, a.keyBuf); err != nil {
 			return err
+		}
+		for _, v := range a.views {
+			if err := v.drop(g.kg, a.keyBuf); err != nil {
+				return err
+			}
 		}
 		if err := a.timers.Add(g.kg, a.endBuf, g.row, -1); err != nil {
 			return err

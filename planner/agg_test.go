@@ -2,6 +2,7 @@ package planner
 
 import (
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -54,9 +55,8 @@ func TestGroupAggSpec(t *testing.T) {
 	if s.TTLMs != 3600*1000 || s.InputRetracts {
 		t.Fatalf("TTL %d, retracts %v", s.TTLMs, s.InputRetracts)
 	}
-	if len(s.Keys) != 1 || s.Keys[0] != 0 || len(s.Aggs) != 3 ||
-		s.Aggs[0] != (jobgraph.AggCall{Func: "MIN", Arg: 1}) || s.Aggs[1] != (jobgraph.AggCall{Func: "COUNT", Arg: -1}) ||
-		s.Aggs[2] != (jobgraph.AggCall{Func: "SUM", Arg: 2}) || len(s.InputSchema) != 3 {
+	if len(s.Keys) != 1 || s.Keys[0] != 0 || len(s.InputSchema) != 3 || !reflect.DeepEqual(s.Aggs, []jobgraph.AggCall{
+		{Func: "MIN", Arg: 1}, {Func: "COUNT", Arg: -1}, {Func: "SUM", Arg: 2}}) {
 		t.Fatalf("spec %+v", s)
 	}
 	if s := spec("SELECT x, MAX(k) FROM u GROUP BY x", nil); s.TTLMs != 0 || !s.InputRetracts {

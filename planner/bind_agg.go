@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
@@ -21,43 +22,94 @@ type aggBinder struct {
 	index map[string]int // canonical call -> position in calls
 }
 
-// bind binds one aggregate call: its argument is bound over the input (an
-// aggregate inside is refused), its result typed as Flink types it.
+// aggAliases are Calcite's other names of aggregate functions.
+var aggAliases = map[string]string{"STDDEV": "STDDEV_SAMP", "VARIANCE": "VAR_SAMP"}
+
+// bind binds one aggregate call: its argument and FILTER are bound over
+// the input (an aggregate inside is refused), its result typed as Flink
+// types it.
 func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, error) {
+	if alias, ok := aggAliases[name]; ok {
+		name = alias
+	}
 	switch name {
-	case "COUNT", "SUM", "AVG", "MIN", "MAX":
+	case "COUNT", "SUM", "AVG", "MIN", "MAX", "LISTAGG", "FIRST_VALUE", "LAST_VALUE",
+		"STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
+	case "COLLECT":
+		return nil, unsupported(f.Pos, "COLLECT, whose result is a MULTISET,")
 	default:
 		return nil, unsupported(f.Pos, "aggregate function "+name)
 	}
-	if f.Distinct {
-		return nil, unsupported(f.Pos, name+"(DISTINCT ...)")
+	inner := sc.withoutAggs("Aggregate expressions cannot be nested")
+	// NB: MIN and MAX of the distinct values are MIN and MAX.
+	call := aggCall{fn: name, distinct: f.Distinct && name != "MIN" && name != "MAX"}
+	nargs := 1
+	switch name {
+	case "LISTAGG":
+		nargs = min(max(len(f.Args), 1), 2)
+	case "COUNT":
+		nargs = max(len(f.Args), 1)
 	}
-	if f.Filter != nil {
-		return nil, unsupported(f.Filter.Position(), "FILTER (WHERE ...) on aggregate functions")
-	}
-	call := aggCall{fn: name}
 	switch {
 	case f.Star:
 		if name != "COUNT" {
 			return nil, errorf(f.Pos, "%s(*) is not valid: only COUNT takes *", name)
 		}
-	case len(f.Args) > 1 && name == "COUNT":
-		return nil, unsupported(f.Pos, "COUNT of several arguments")
-	case len(f.Args) != 1:
+	case len(f.Args) != nargs:
 		return nil, errorf(f.Pos, "invalid number of arguments to function '%s': %d", name, len(f.Args))
 	default:
-		arg, err := bindExpr(sc.withoutAggs("Aggregate expressions cannot be nested"), f.Args[0])
+		arg, err := bindExpr(inner, f.Args[0])
 		if err != nil {
 			return nil, err
 		}
 		call.arg = arg
+		for _, a := range f.Args[1:] {
+			if name != "COUNT" {
+				break
+			}
+			more, err := bindExpr(inner, a)
+			if err != nil {
+				return nil, err
+			}
+			call.more = append(call.more, more)
+		}
+		if len(f.Args) == 2 && name == "LISTAGG" {
+			sep, err := bindExpr(inner, f.Args[1])
+			if err != nil {
+				return nil, err
+			}
+			v, ok := sep.Value.(string)
+			if sep.Op != expr.OpLiteral || !ok || !sep.Type.IsString() {
+				return nil, errorf(f.Args[1].Position(), "the separator of LISTAGG must be a character literal, got %s", f.Args[1].String())
+			}
+			call.sep = &v
+		}
+	}
+	if f.Filter != nil {
+		cond, err := bindExpr(inner, f.Filter)
+		if err != nil {
+			return nil, err
+		}
+		if cond.Type.Kind != types.KindBoolean {
+			return nil, errorf(f.Filter.Position(), "FILTER expression must be of type BOOLEAN, got %s", cond.Type)
+		}
+		call.filter = cond
+	}
+	if call.arg != nil && call.arg.Type.Kind == types.KindDecimal && isVariance(name) {
+		return nil, unsupported(f.Pos, name+" of DECIMAL")
 	}
 	t, err := aggResultType(name, call.arg)
 	if err != nil {
 		return nil, errorf(f.Pos, "%v", err)
 	}
 	call.typ = t
-	key := name + "(" + canonical(call.arg) + ")"
+	key := fmt.Sprintf("%s(%v %s) %s", name, call.distinct, canonical(call.arg), canonical(call.filter))
+	for _, m := range call.more {
+		key += " " + canonical(m)
+	}
+	if call.sep != nil {
+		key += " " + *call.sep
+	}
 	i, ok := a.index[key]
 	if !ok {
 		if a.index == nil {
@@ -70,18 +122,45 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 	return expr.Column(a.width+i, t), nil
 }
 
+// spec is c as an operator's AggCall; col gives the input column of an
+// argument or filter, adding it to the aggregate's input as needed.
+func (c aggCall) spec(col func(*expr.Expr) int) jobgraph.AggCall {
+	out := jobgraph.AggCall{Func: c.fn, Arg: -1, Distinct: c.distinct, Separator: c.sep}
+	if c.arg != nil {
+		out.Arg = col(c.arg)
+	}
+	for _, m := range c.more {
+		out.More = append(out.More, col(m))
+	}
+	if c.filter != nil {
+		out.Filtered, out.Filter = true, col(c.filter)
+	}
+	return out
+}
+
+func isVariance(name string) bool {
+	switch name {
+	case "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
+		return true
+	}
+	return false
+}
+
 // aggResultType is the type of an aggregate's result, as Flink derives it:
 // COUNT is BIGINT NOT NULL; SUM keeps integer and floating types and makes
 // DECIMAL(p, s) DECIMAL(38, s); AVG keeps integer and floating types (an
 // integer average truncates) and makes DECIMAL(p, s) DECIMAL(38, max(6, s));
-// MIN and MAX keep the argument's type. All but COUNT are nullable.
+// the variances and standard deviations are typed as AVG (Calcite's
+// AVG_AGG_FUNCTION return type), so STDDEV_POP(INT) is INT; MIN, MAX,
+// FIRST_VALUE and LAST_VALUE keep the argument's type; LISTAGG of a
+// character string is STRING. All but COUNT are nullable.
 func aggResultType(name string, arg *expr.Expr) (types.DataType, error) {
 	if name == "COUNT" {
 		return types.BigInt.WithNullable(false), nil
 	}
 	t := arg.Type
 	switch name {
-	case "SUM", "AVG":
+	case "SUM", "AVG", "STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
 		switch {
 		case t.IsInteger(), t.Kind == types.KindFloat, t.Kind == types.KindDouble:
 			return t.WithNullable(true), nil
@@ -90,9 +169,13 @@ func aggResultType(name string, arg *expr.Expr) (types.DataType, error) {
 		case t.Kind == types.KindDecimal:
 			return types.Decimal(38, max(6, t.Scale)), nil
 		}
-	case "MIN", "MAX":
+	case "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE":
 		if t.Kind != types.KindNull {
 			return t.WithNullable(true), nil
+		}
+	case "LISTAGG":
+		if t.IsString() {
+			return types.String, nil
 		}
 	}
 	return types.DataType{}, fmt.Errorf("cannot apply '%s' to arguments of type %s", name, t)

@@ -14,6 +14,7 @@ var aggregates = map[string]bool{
 	"COUNT": true, "SUM": true, "AVG": true, "MIN": true, "MAX": true,
 	"LISTAGG": true, "COLLECT": true, "FIRST_VALUE": true, "LAST_VALUE": true,
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
+	"STDDEV": true, "VARIANCE": true,
 }
 
 // bindExpr types an expression against the columns of sc.

@@ -221,18 +221,21 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	for i := range keys {
 		keys[i] = i
 	}
+	column := func(e *expr.Expr) int {
+		exprs = append(exprs, e)
+		pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", len(pre)), Type: e.Type})
+		return len(exprs) - 1
+	}
 	calls := make([]jobgraph.AggCall, len(n.calls))
 	for i, c := range n.calls {
-		calls[i] = jobgraph.AggCall{Func: c.fn, Arg: -1}
-		if c.arg == nil {
-			continue
+		reads := (c.arg != nil && readsWindow(c.arg)) || (c.filter != nil && readsWindow(c.filter))
+		for _, m := range c.more {
+			reads = reads || readsWindow(m)
 		}
-		if readsWindow(c.arg) {
+		if reads {
 			return nil, unsupported(w.pos, "an aggregate of window columns")
 		}
-		calls[i].Arg = len(exprs)
-		exprs = append(exprs, c.arg)
-		pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", len(pre)), Type: c.arg.Type})
+		calls[i] = c.spec(column)
 	}
 	rowtime := len(exprs)
 	exprs = append(exprs, expr.Column(w.timeCol, w.input.out[w.timeCol].Type))

@@ -106,6 +106,13 @@ type aggCall struct {
 	fn  string
 	arg *expr.Expr
 	typ types.DataType
+	// distinct is NAME(DISTINCT arg); filter is FILTER (WHERE filter), or
+	// nil; sep is LISTAGG's separator, or nil.
+	distinct bool
+	filter   *expr.Expr
+	sep      *string
+	// more are COUNT's further arguments, COUNT(a, b).
+	more []*expr.Expr
 }
 
 func (n *scanNode) schema() types.Schema    { return n.out }

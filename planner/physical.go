@@ -610,21 +610,20 @@ func (ph *physical) buildAgg(n *aggNode) (*stream, error) {
 	for i, k := range n.keys {
 		cols[canonical(k)] = i
 	}
-	calls := make([]jobgraph.AggCall, len(n.calls))
-	for i, c := range n.calls {
-		calls[i] = jobgraph.AggCall{Func: c.fn, Arg: -1}
-		if c.arg == nil {
-			continue
-		}
-		key := canonical(c.arg)
+	column := func(e *expr.Expr) int {
+		key := canonical(e)
 		col, ok := cols[key]
 		if !ok {
 			col = len(exprs)
 			cols[key] = col
-			exprs = append(exprs, c.arg)
-			pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", col), Type: c.arg.Type})
+			exprs = append(exprs, e)
+			pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", col), Type: e.Type})
 		}
-		calls[i].Arg = col
+		return col
+	}
+	calls := make([]jobgraph.AggCall, len(n.calls))
+	for i, c := range n.calls {
+		calls[i] = c.spec(column)
 	}
 	in, err := ph.build(&projectNode{input: n.input, exprs: exprs, out: pre})
 	if err != nil {
@@ -669,7 +668,20 @@ func describeAgg(n *aggNode, in types.Schema, calls []jobgraph.AggCall) string {
 		if c.Arg >= 0 {
 			arg = in[c.Arg].Name
 		}
-		sel = append(sel, fmt.Sprintf("%s(%s) AS %s", c.Func, arg, n.out[nk+i].Name))
+		for _, m := range c.More {
+			arg += ", " + in[m].Name
+		}
+		if c.Distinct {
+			arg = "DISTINCT " + arg
+		}
+		if c.Separator != nil {
+			arg += ", '" + strings.ReplaceAll(*c.Separator, "'", "''") + "'"
+		}
+		filter := ""
+		if c.Filtered {
+			filter = " FILTER " + in[c.Filter].Name
+		}
+		sel = append(sel, fmt.Sprintf("%s(%s)%s AS %s", c.Func, arg, filter, n.out[nk+i].Name))
 	}
 	d := "GroupAggregate("
 	if nk > 0 {
