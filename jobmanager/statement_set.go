@@ -15,9 +15,10 @@ import (
 	"github.com/braidflow/braid/sql/ast"
 )
 
-// Statement sets: several INSERTs submitted as one job. The SQL client's
-// form collects them in the session between BEGIN STATEMENT SET and END;
-// EXECUTE STATEMENT SET BEGIN ...; END is the same in one statement.
+// Statement sets: several INSERTs (and, in the client's form, CREATE TABLE
+// ... AS SELECTs) submitted as one job. The SQL client's form collects them
+// in the session between BEGIN STATEMENT SET and END; EXECUTE STATEMENT SET
+// BEGIN ...; END is the same for INSERTs in one statement.
 
 // maxStatementSetBytes caps the SQL text of the INSERTs a session holds in
 // its open statement set (as a script is capped, parser.MaxScriptBytes).
@@ -52,9 +53,9 @@ func (x *execution) beginSet() error {
 	return x.out.status(msgBeginSet, "")
 }
 
-// inSet runs st while the session's statement set is open: an INSERT is
-// checked by planning it and added, END submits the set, and anything
-// else is refused with the set left open.
+// inSet runs st while the session's statement set is open: an INSERT or
+// a CREATE TABLE ... AS SELECT is checked by planning it and added, END
+// submits the set, and anything else is refused with the set left open.
 func (x *execution) inSet(ctx context.Context, st ast.Statement) error {
 	if e, ok := st.(*ast.ExecuteStmt); ok {
 		st = e.Stmt
