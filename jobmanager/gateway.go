@@ -750,11 +750,11 @@ func (x *execution) explain(ctx context.Context, st *ast.ExplainStmt) error {
 	case *ast.InsertStmt:
 		plan, err = x.plan(ctx, func(ctx context.Context) (*planner.Plan, error) { return p.PlanInsert(ctx, inner, x.text(inner)) })
 	case *ast.StatementSetStmt:
-		set := &statementSet{inserts: inner.Inserts}
+		set := &statementSet{}
 		for _, ins := range inner.Inserts {
-			set.texts = append(set.texts, x.text(ins))
+			set.addInsert(ins, x.text(ins))
 		}
-		plan, err = x.planSet(ctx, set)
+		plan, _, err = x.planSet(ctx, set)
 	case *ast.CreateTableStmt:
 		if inner.AsQuery == nil {
 			return userErr(st.Pos, "EXPLAIN supports SELECT, INSERT, statement sets and CREATE TABLE ... AS SELECT")

@@ -140,30 +140,61 @@ func (p *Planner) PlanInsert(ctx context.Context, ins *ast.InsertStmt, sql strin
 // a sink (and its sources) to the one job.
 const MaxStatementSetInserts = 64
 
-// PlanInserts plans several INSERTs, a statement set, as one job: one graph
-// holding each INSERT's pipeline and sink. The job is bounded when every
-// INSERT is, and named as Flink names it, "insert-into_" and the sinks'
-// names joined by ',' (a sink written twice numbered _1, _2). sql is the job's SQL text.
+// PlanInserts plans several INSERTs, a statement set, as one job (see
+// PlanStatementSet).
 func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sql string) (*Plan, error) {
-	if len(inserts) == 0 {
-		return nil, errors.New("planner: no INSERT to plan")
+	set := make([]SetStatement, len(inserts))
+	for i, ins := range inserts {
+		set[i].Insert = ins
 	}
-	if len(inserts) > MaxStatementSetInserts {
-		return nil, errorf(inserts[MaxStatementSetInserts].Pos, "a statement set holds at most %d INSERT statements; split it into several", MaxStatementSetInserts)
+	plan, _, err := p.PlanStatementSet(ctx, set, sql)
+	return plan, err
+}
+
+// SetStatement is one statement of a statement set: an INSERT, or a
+// CREATE TABLE ... AS SELECT of a table in Database created at
+// CreatedUnixMs.
+type SetStatement struct {
+	Insert        *ast.InsertStmt
+	CreateAs      *ast.CreateTableStmt
+	Database      string
+	CreatedUnixMs int64
+}
+
+// PlanStatementSet plans a statement set as one job: one graph holding
+// each statement's pipeline and sink. The job is bounded when every
+// statement is, and named as Flink names it, "insert-into_" and the sinks'
+// names joined by ',' (a sink written twice numbered _1, _2). It returns
+// the tables the CREATE TABLE ... AS statements would create, in order;
+// creating them is the caller's. sql is the job's SQL text.
+func (p *Planner) PlanStatementSet(ctx context.Context, set []SetStatement, sql string) (*Plan, []*catalog.Table, error) {
+	if len(set) == 0 {
+		return nil, nil, errors.New("planner: no statement to plan")
+	}
+	if len(set) > MaxStatementSetInserts {
+		return nil, nil, errorf(set[MaxStatementSetInserts].pos(), "a statement set holds at most %d INSERT statements; split it into several", MaxStatementSetInserts)
 	}
 	ph, err := p.physical(ctx, sql)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	if len(inserts) > 1 {
+	if len(set) > 1 {
 		ph.reuse = &sourceReuse{}
 	}
 	all := &stream{bounded: true}
 	var names []string
-	for _, ins := range inserts {
-		s, target, err := p.planInsert(ctx, ph, ins)
+	var created []*catalog.Table
+	for _, st := range set {
+		var s *stream
+		var target *catalog.Table
+		if st.CreateAs != nil {
+			s, target, err = p.planCreateTableAs(ctx, ph, st.CreateAs, st.Database, st.CreatedUnixMs)
+			created = append(created, target)
+		} else {
+			s, target, err = p.planInsert(ctx, ph, st.Insert)
+		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ph.reuse.next()
 		all.bounded = all.bounded && s.bounded
@@ -171,10 +202,17 @@ func (p *Planner) PlanInserts(ctx context.Context, inserts []*ast.InsertStmt, sq
 	}
 	plan, err := p.finish(ph, all, nil)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	plan.Graph.Name = "insert-into_" + strings.Join(numberDuplicates(names), ",")
-	return plan, nil
+	return plan, created, nil
+}
+
+func (s SetStatement) pos() ast.Pos {
+	if s.CreateAs != nil {
+		return s.CreateAs.Pos
+	}
+	return s.Insert.Pos
 }
 
 // numberDuplicates suffixes the names that occur more than once with _1,

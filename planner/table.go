@@ -146,6 +146,16 @@ func BuildTable(s *ast.CreateTableStmt, database string, createdUnixMs int64) (*
 // into it. Nothing is created: the caller creates the table, then submits
 // the job, so a query that fails to plan leaves no table behind.
 func (p *Planner) PlanCreateTableAs(ctx context.Context, s *ast.CreateTableStmt, database string, createdUnixMs int64, sql string) (*catalog.Table, *Plan, error) {
+	plan, tables, err := p.PlanStatementSet(ctx, []SetStatement{{CreateAs: s, Database: database, CreatedUnixMs: createdUnixMs}}, sql)
+	if err != nil {
+		return nil, nil, err
+	}
+	return tables[0], plan, nil
+}
+
+// planCreateTableAs adds the pipeline of CTAS s to ph's graph and returns
+// its sink's stream and the table it would create.
+func (p *Planner) planCreateTableAs(ctx context.Context, ph *physical, s *ast.CreateTableStmt, database string, createdUnixMs int64) (*stream, *catalog.Table, error) {
 	switch {
 	case s.Temporary:
 		return nil, nil, errorf(s.Pos, "CREATE TABLE AS SELECT syntax does not support to create temporary table yet.")
@@ -184,10 +194,6 @@ func (p *Planner) PlanCreateTableAs(ctx context.Context, s *ast.CreateTableStmt,
 		}
 		t.Options[o.Key] = o.Value
 	}
-	ph, err := p.physical(ctx, sql)
-	if err != nil {
-		return nil, nil, err
-	}
 	ins := &ast.InsertStmt{StmtBase: s.StmtBase, Table: s.Name, Query: s.AsQuery}
 	if n, err = fitToSink(n, t, ins); err != nil {
 		return nil, nil, err
@@ -196,12 +202,7 @@ func (p *Planner) PlanCreateTableAs(ctx context.Context, s *ast.CreateTableStmt,
 	if err != nil {
 		return nil, nil, err
 	}
-	plan, err := p.finish(ph, st, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	plan.Graph.Name = "insert-into_" + qualified(t)
-	return t, plan, nil
+	return st, t, nil
 }
 
 // DescribeTable renders a table's columns as SHOW CREATE TABLE would.
