@@ -110,6 +110,12 @@ func runSet(ctx context.Context, t *testing.T, e *engine, newDB func() string, s
 		tables := cs.tables
 		if *flagShrink {
 			tables, f = ch.shrink(ctx, tables, f)
+			// NB: the shrinker's databases are dropped from
+			// default_database; come back to the set's own.
+			if err := e.exec(ctx, "USE "+db); err != nil {
+				t.Errorf("seed %d: %v", seed, err)
+				return
+			}
 		}
 		t.Errorf("seed %d query %d: %s", seed, qi, report(tables, f, par))
 	}
