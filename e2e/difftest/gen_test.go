@@ -36,6 +36,15 @@ const (
 	fExists       feature = "exists" // [NOT] EXISTS (correlated SELECT)
 	fDistinctAgg  feature = "distinct-agg"
 	fAggFilter    feature = "agg-filter" // agg(x) FILTER (WHERE ...)
+	// fComputedKeys lets set-operation branches, SELECT DISTINCT and
+	// derived tables select computed expressions, whose NULLs become
+	// keys of an aggregate. Off: Braid groups a NULL computed by an
+	// expression apart from a NULL read from a column, e.g.
+	//   CREATE TABLE t0 (c0 BIGINT, c1 BIGINT);
+	//   INSERT INTO t0 VALUES (CAST(NULL AS BIGINT), 0), (1, CAST(NULL AS BIGINT));
+	//   SELECT c1 + 6 AS k FROM t0 INTERSECT ALL SELECT c0 AS k FROM t0;
+	// gives no row, not NULL. Turn it on once that is fixed.
+	fComputedKeys feature = "computed-keys"
 )
 
 // defaultFeatures is what make test generates: everything Braid supports
@@ -48,6 +57,7 @@ var defaultFeatures = map[feature]bool{
 	fSetOps: true, fDerived: true, fTumble: true,
 	fOuterAnyCond: false, fInSubquery: false, fNotIn: false, fExists: false,
 	fDistinctAgg: false, fAggFilter: false,
+	fComputedKeys: false,
 }
 
 // features is a set of switched-on features.
@@ -367,6 +377,10 @@ func (g *qgen) innerQuery(depth int) (string, []typ) {
 	types := []typ{tBigInt}
 	for i := 1; i < 1+g.r.IntN(3); i++ {
 		e, t := g.anyExpr(cols, 1)
+		if !g.on(fComputedKeys) {
+			c := cols[g.r.IntN(len(cols))]
+			e, t = c.ref, c.t
+		}
 		items = append(items, fmt.Sprintf("%s AS x%d", e, i))
 		types = append(types, t)
 	}
@@ -398,7 +412,7 @@ func (g *qgen) equality(l, r []scol) string {
 }
 
 // selectItems generates 1-4 expressions named c0, c1, ...
-func (g *qgen) selectItems(cols []scol, want []typ) ([]string, []typ) {
+func (g *qgen) selectItems(cols []scol, want []typ, keys bool) ([]string, []typ) {
 	var items []string
 	var types []typ
 	n := 1 + g.r.IntN(4)
@@ -408,9 +422,15 @@ func (g *qgen) selectItems(cols []scol, want []typ) ([]string, []typ) {
 	for i := range n {
 		var e string
 		var t typ
-		if want != nil {
+		switch {
+		case keys && !g.on(fComputedKeys) && want != nil:
+			e, t = g.pick(cols, want[i].k), want[i] // a column or a literal
+		case keys && !g.on(fComputedKeys):
+			c := cols[g.r.IntN(len(cols))]
+			e, t = c.ref, c.t
+		case want != nil:
 			e, t = g.expr(want[i].k, cols, 1), want[i]
-		} else {
+		default:
 			e, t = g.anyExpr(cols, 1)
 		}
 		items = append(items, fmt.Sprintf("%s AS c%d", e, i))
@@ -423,9 +443,10 @@ func (g *qgen) selectItems(cols []scol, want []typ) ([]string, []typ) {
 // its columns have those kinds (a branch of a set operation).
 func (g *qgen) plainSelect(depth int, want []typ) string {
 	fsql, cols := g.from(depth)
-	items, _ := g.selectItems(cols, want)
+	distinct := g.on(fSelectDist) && g.r.IntN(6) == 0
+	items, _ := g.selectItems(cols, want, distinct || want != nil)
 	sql := "SELECT "
-	if g.on(fSelectDist) && g.r.IntN(6) == 0 {
+	if distinct {
 		sql += "DISTINCT "
 	}
 	sql += strings.Join(items, ", ") + " FROM " + fsql
@@ -684,15 +705,17 @@ func (g *qgen) expr(k kind, cols []scol, depth int) string {
 // sideCond is a condition that reads at least one of cols: Braid takes
 // an outer join's conditions on the padded side only if they read it.
 func (g *qgen) sideCond(cols []scol) string {
-	for range 10 {
-		c := g.boolExpr(cols, 1)
-		for _, col := range cols {
-			if strings.Contains(c, col.ref) {
-				return c
-			}
+	c := cols[g.r.IntN(len(cols))]
+	switch g.r.IntN(3) {
+	case 0:
+		return "(" + c.ref + " IS NOT NULL)"
+	case 1:
+		if c.t.k != kBool {
+			op := []string{"=", "<>", "<", ">="}[g.r.IntN(4)]
+			return "(" + c.ref + " " + op + " " + g.lit(c.t.k) + ")"
 		}
 	}
-	return "(" + cols[0].ref + " IS NOT NULL)"
+	return "(" + c.ref + " IS NULL OR " + g.comparison(cols) + ")"
 }
 
 // comparison compares two expressions of one kind.
