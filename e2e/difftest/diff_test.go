@@ -31,7 +31,11 @@ func TestDifferential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sets := (*flagCases + *flagPerSet - 1) / *flagPerSet
+	cases := *flagCases
+	if testing.Short() && !flagSet("difftest.cases") {
+		cases = 48
+	}
+	sets := (cases + *flagPerSet - 1) / *flagPerSet
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(10+sets)*time.Minute)
 	defer cancel()
 	cl, err := localcluster.Start(ctx, localcluster.Options{DataDir: t.TempDir(), TaskManagers: 2, Slots: 4})
@@ -61,7 +65,7 @@ func TestDifferential(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				n := min(*flagPerSet, *flagCases-i**flagPerSet)
+				n := min(*flagPerSet, cases-i**flagPerSet)
 				runSet(ctx, t, &engine{s: s}, newDB, *flagSeed+uint64(i), n, fs, &ran, &failed)
 			}
 		}()
@@ -73,8 +77,8 @@ func TestDifferential(t *testing.T) {
 	wg.Wait()
 	t.Logf("%d queries over %d table sets (seeds %d to %d) in %s; %d failed",
 		ran.Load(), sets, *flagSeed, *flagSeed+uint64(sets)-1, time.Since(start).Round(time.Millisecond), failed.Load())
-	if ran.Load() < int64(*flagCases)/2 {
-		t.Errorf("only %d of %d queries ran; the generator makes too many invalid ones", ran.Load(), *flagCases)
+	if ran.Load() < int64(cases)/2 {
+		t.Errorf("only %d of %d queries ran; the generator makes too many invalid ones", ran.Load(), cases)
 	}
 }
 
@@ -119,4 +123,11 @@ func runSet(ctx context.Context, t *testing.T, e *engine, newDB func() string, s
 		}
 		t.Errorf("seed %d query %d: %s", seed, qi, report(tables, f, par))
 	}
+}
+
+// flagSet reports whether the named flag was given.
+func flagSet(name string) bool {
+	set := false
+	flag.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
