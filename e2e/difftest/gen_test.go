@@ -15,17 +15,17 @@ import (
 type feature string
 
 const (
-	fArith        feature = "arith"         // + - * / % in projections and conditions
-	fCase         feature = "case"          // CASE WHEN ... END
-	fCoalesce     feature = "coalesce"      // COALESCE(a, b)
-	fInList       feature = "in-list"       // x [NOT] IN (literals)
-	fBetween      feature = "between"       // x [NOT] BETWEEN a AND b
-	fInnerJoin    feature = "inner-join"    // JOIN ... ON equality [AND ...]
-	fOuterJoin    feature = "outer-join"    // LEFT/RIGHT/FULL JOIN ON equality [AND padded side]
-	fCrossJoin    feature = "cross-join"    // CROSS JOIN and FROM a, b
-	fGroupBy      feature = "group-by"      // GROUP BY with COUNT/SUM/MIN/MAX/AVG
-	fHaving       feature = "having"        // HAVING
-	fGlobalAgg    feature = "global-agg"    // aggregates without GROUP BY
+	fArith        feature = "arith"      // + - * / % in projections and conditions
+	fCase         feature = "case"       // CASE WHEN ... END
+	fCoalesce     feature = "coalesce"   // COALESCE(a, b)
+	fInList       feature = "in-list"    // x [NOT] IN (literals)
+	fBetween      feature = "between"    // x [NOT] BETWEEN a AND b
+	fInnerJoin    feature = "inner-join" // JOIN ... ON equality [AND ...]
+	fOuterJoin    feature = "outer-join" // LEFT/RIGHT/FULL JOIN ON equality [AND padded side]
+	fCrossJoin    feature = "cross-join" // CROSS JOIN and FROM a, b
+	fGroupBy      feature = "group-by"   // GROUP BY with COUNT/SUM/MIN/MAX/AVG
+	fHaving       feature = "having"     // HAVING
+	fGlobalAgg    feature = "global-agg" // aggregates without GROUP BY
 	fSelectDist   feature = "select-distinct"
 	fSetOps       feature = "set-ops"        // UNION [ALL], INTERSECT [ALL], EXCEPT [ALL]
 	fDerived      feature = "derived"        // FROM (query) AS d

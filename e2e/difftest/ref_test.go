@@ -540,7 +540,9 @@ func resolve(c *ast.ColumnRef, en *env) (*env, int, error) {
 
 var aggregates = map[string]bool{"COUNT": true, "SUM": true, "MIN": true, "MAX": true, "AVG": true}
 
-func isAggregate(f *ast.FuncCall) bool { return aggregates[strings.ToUpper(f.FuncName())] && f.Over == nil }
+func isAggregate(f *ast.FuncCall) bool {
+	return aggregates[strings.ToUpper(f.FuncName())] && f.Over == nil
+}
 
 // hasAggregate reports whether e holds an aggregate call outside a subquery.
 func hasAggregate(e ast.Expr) bool {
