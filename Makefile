@@ -7,7 +7,7 @@ export GOTOOLCHAIN := local
 PROTOC_GEN_GO_VERSION      := v1.36.12
 PROTOC_GEN_GO_GRPC_VERSION := v1.5.1
 
-.PHONY: all build demo test test-short test-faults proto bench fuzz lint vulncheck fmt vet clean
+.PHONY: all build demo test test-short test-faults test-diff proto bench fuzz lint vulncheck fmt vet clean
 
 all: build
 
@@ -25,6 +25,14 @@ test: build
 ## test-faults: the fault-injection suite's long form: 50 task-manager kills over 4M events.
 test-faults: build
 	BRAID_BIN=$(BIN) BRAID_FAULT_KILLS=50 BRAID_FAULT_ROWS=4000000 $(GO) test -count=1 -timeout 60m -run 'TestFaults' -v ./e2e/
+
+## test-diff: the differential test's long form: DIFF_CASES random queries (5000)
+## from seed DIFF_SEED (a new one each run unless given), compared with the reference.
+DIFF_CASES ?= 5000
+DIFF_SEED  ?= $(shell date +%s)
+test-diff:
+	$(GO) test -count=1 -timeout 120m -run TestDifferential -v ./e2e/difftest/ \
+		-difftest.cases=$(DIFF_CASES) -difftest.seed=$(DIFF_SEED) $(if $(DIFF_FEATURES),-difftest.features=$(DIFF_FEATURES))
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -59,6 +59,10 @@ var allowed = map[string][]string{
 	"internal/clientauth": {},
 	// The gRPC message size limits of every connection.
 	"internal/msgsize": {},
+	// The differential test: all its code is in _test.go files, which
+	// may import sql/ast, sql/parser, types, client and localcluster but
+	// never planner, expr or operators (its own deps_test.go checks).
+	"e2e/difftest": {},
 	// internal/etcdtest starts etcd servers for tests.
 	"internal/etcdtest": {"internal/memberauth/testcerts"},
 }
