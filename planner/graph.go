@@ -82,12 +82,28 @@ func (b *graphBuilder) chain(s *stream, parallelism int, op *jobgraph.Operator, 
 		return &stream{vertex: s.vertex, schema: out, bounded: s.bounded, changes: s.changes, updatesOnly: s.updatesOnly}
 	}
 	v := b.vertex(op.Name, parallelism, 1, op)
-	p := types.PartitionRebalance
-	if parallelism == 1 {
-		p = types.PartitionSingle
-	}
-	b.edge(s.vertex, v, 0, p, nil)
+	p, keys := redistribute(s, parallelism)
+	b.edge(s.vertex, v, 0, p, keys)
 	return &stream{vertex: v, schema: out, bounded: s.bounded, changes: s.changes, updatesOnly: s.updatesOnly}
+}
+
+// redistribute picks the edge that moves s to another parallelism with no
+// key of its own: one subtask, or round robin for an insert-only stream.
+// The changes of a changelog stream go by a hash of the whole row instead,
+// so a row's insert and its retraction take one path and arrive in order;
+// round robin could deliver the retraction first, to another subtask.
+func redistribute(s *stream, parallelism int) (types.Partitioning, []int) {
+	switch {
+	case parallelism == 1:
+		return types.PartitionSingle, nil
+	case s.changes == "":
+		return types.PartitionRebalance, nil
+	}
+	keys := make([]int, len(s.schema))
+	for i := range keys {
+		keys[i] = i
+	}
+	return types.PartitionHash, keys
 }
 
 // share makes v, a source vertex that one pipeline chained operators onto,

@@ -253,11 +253,11 @@ func (ph *physical) buildUnion(n *unionNode) (*stream, error) {
 			changes = s.changes
 			updatesOnly = updatesOnly && s.updatesOnly
 		}
-		p := types.PartitionRebalance
-		if s.vertex.Parallelism == v.Parallelism {
-			p = types.PartitionForward
+		p, keys := types.PartitionForward, []int(nil)
+		if s.vertex.Parallelism != v.Parallelism {
+			p, keys = redistribute(s, v.Parallelism)
 		}
-		ph.b.edge(s.vertex, v, 0, p, nil)
+		ph.b.edge(s.vertex, v, 0, p, keys)
 		bounded = bounded && s.bounded
 	}
 	return &stream{vertex: v, schema: n.out, bounded: bounded, changes: changes, updatesOnly: updatesOnly && changes != ""}, nil

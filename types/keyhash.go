@@ -31,6 +31,48 @@ const nullHash = 0x5bd1e9955bd1e995
 func combine(h, v uint64) uint64 { return (h ^ v) * 0x100000001b3 }
 
 func hashColumn(c arrow.Array, out []uint64) {
+	// NB: a NULL's hash must not depend on what the column holds under the
+	// null bit (an expression's result keeps whatever it computed there):
+	// a NULL row hashes as if its value were the zero value, then the NULL
+	// mark, so NULLs whose slot holds zero hash as they always did.
+	var prev []uint64
+	if c.NullN() > 0 {
+		prev = make([]uint64, len(out))
+		copy(prev, out)
+	}
+	hashValues(c, out)
+	if prev == nil {
+		return
+	}
+	_, untyped := c.(*array.Null)
+	zero := zeroHash(c)
+	for i := range out {
+		if c.IsNull(i) {
+			h := prev[i]
+			if !untyped {
+				h = combine(h, zero)
+			}
+			out[i] = combine(h*31, nullHash)
+		}
+	}
+}
+
+// zeroHash is what hashValues combines for the zero value of c's type.
+func zeroHash(c arrow.Array) uint64 {
+	switch c.(type) {
+	case *array.Boolean:
+		return fmix64(2)
+	case *array.Decimal128:
+		return fmix64(0 ^ fmix64(0))
+	case *array.String, *array.Binary:
+		return hashBytes("")
+	}
+	return fmix64(0)
+}
+
+// hashValues combines the hash of every row's value of c into out, NULL
+// or not.
+func hashValues(c arrow.Array, out []uint64) {
 	switch a := c.(type) {
 	case *array.Int8:
 		for i, v := range a.Int8Values() {
@@ -102,13 +144,6 @@ func hashColumn(c arrow.Array, out []uint64) {
 	case *array.Null:
 	default:
 		panic(fmt.Sprintf("types: cannot hash column of %s", c.DataType()))
-	}
-	if c.NullN() > 0 {
-		for i := range out {
-			if c.IsNull(i) {
-				out[i] = combine(out[i]*31, nullHash)
-			}
-		}
 	}
 }
 
