@@ -33,6 +33,15 @@ func caller(ctx context.Context) clientauth.Principal {
 // ctx has no caller, which only admins see.
 func owner(ctx context.Context) string { return caller(ctx).Name }
 
+// shownOwner is owner as clients see it: "" for the anonymous caller of a
+// job manager that authenticates no clients.
+func shownOwner(owner string) string {
+	if owner == clientauth.Anonymous.Name {
+		return ""
+	}
+	return owner
+}
+
 // sees reports whether p may see a job (or session) of owner.
 func sees(p clientauth.Principal, owner string) bool {
 	return p.IsAdmin() || (p.Name != "" && p.Name == owner)

@@ -118,7 +118,7 @@ func (s *slotWaits) cancel(id string) bool {
 }
 
 func (w *slotWait) summary(id string) *braidv1.JobSummary {
-	return &braidv1.JobSummary{JobId: id, Name: w.name, Status: StatusCreated, StartTimeUnixMs: w.startMs, Owner: w.owner,
+	return &braidv1.JobSummary{JobId: id, Name: w.name, Status: StatusCreated, StartTimeUnixMs: w.startMs, Owner: shownOwner(w.owner),
 		Error: fmt.Sprintf("waiting for %s (slot.request.timeout %s)", slots(w.need), w.timeout)}
 }
 
