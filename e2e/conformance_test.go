@@ -46,25 +46,7 @@ type conformanceCase struct {
 
 func loadCase(t *testing.T, name string) conformanceCase {
 	t.Helper()
-	dir := "testdata/conformance"
-	sql, err := os.ReadFile(filepath.Join(dir, name+".sql"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(filepath.Join(dir, name+".out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := conformanceCase{name: name, sql: string(sql), want: string(want)}
-	for _, line := range strings.Split(c.sql, "\n") {
-		if v, ok := strings.CutPrefix(line, "-- compare:"); ok {
-			c.ordered = strings.TrimSpace(v) == "ordered"
-		}
-		if v, ok := strings.CutPrefix(line, "-- requires:"); ok {
-			c.requires = append(c.requires, strings.TrimSpace(v))
-		}
-	}
-	return c
+	return loadCaseFile(t, name, filepath.Join("testdata/conformance", name+".sql"))
 }
 
 // normalize splits a TSV result into its header and rows, sorting the rows

@@ -1,12 +1,6 @@
 package e2e
 
-import (
-	"os"
-	"path/filepath"
-	"strings"
-	"testing"
-	"time"
-)
+import "testing"
 
 // TestOuterJoinLocal runs the cases in testdata/outer_join (outer joins
 // whose ON condition has non-equalities, conditions on a preserved side, or
@@ -14,24 +8,5 @@ import (
 // --format tsv, and checks the materialized final result of the last
 // SELECT, compared as a set ("-- compare: final").
 func TestOuterJoinLocal(t *testing.T) {
-	paths, err := filepath.Glob("testdata/outer_join/*.sql")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no outer join cases: %v", err)
-	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".sql")
-		t.Run(name, func(t *testing.T) {
-			sql, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".sql") + ".out")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := loadCaseText(name, string(sql), string(want))
-			stdout, stderr, err := braid(t, 2*time.Minute, "sql", "--local", "-f", path, "--format", "tsv")
-			checkResult(t, c, stdout, stderr, err)
-		})
-	}
+	runLocalCases(t, "outer_join")
 }

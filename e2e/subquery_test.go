@@ -1,8 +1,6 @@
 package e2e
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,26 +12,7 @@ import (
 // CASE.sql --format tsv, and checks the materialized final result of the
 // last SELECT, compared as a set ("-- compare: final").
 func TestSubqueryLocal(t *testing.T) {
-	paths, err := filepath.Glob("testdata/subquery/*.sql")
-	if err != nil || len(paths) == 0 {
-		t.Fatalf("no subquery cases: %v", err)
-	}
-	for _, path := range paths {
-		name := strings.TrimSuffix(filepath.Base(path), ".sql")
-		t.Run(name, func(t *testing.T) {
-			sql, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := os.ReadFile(strings.TrimSuffix(path, ".sql") + ".out")
-			if err != nil {
-				t.Fatal(err)
-			}
-			c := loadCaseText(name, string(sql), string(want))
-			stdout, stderr, err := braid(t, 2*time.Minute, "sql", "--local", "-f", path, "--format", "tsv")
-			checkResult(t, c, stdout, stderr, err)
-		})
-	}
+	runLocalCases(t, "subquery")
 }
 
 // TestScalarSubqueryTooManyRows: a scalar subquery that returns more than

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -78,7 +79,7 @@ func signKernel(_ *Expr, at []types.DataType) (kernel, error) {
 		case clsInt:
 			out := &vec{n: ec.n, valid: a.valid, i64: make([]int64, ec.n)}
 			for i, x := range a.i64[:ec.n] {
-				out.i64[i] = int64(cmpInt(x, 0))
+				out.i64[i] = int64(cmp.Compare(x, 0))
 			}
 			return out, nil
 		case clsFloat:
@@ -103,16 +104,6 @@ func signKernel(_ *Expr, at []types.DataType) (kernel, error) {
 		}
 		return out, nil
 	}, nil
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // javaRandom is java.util.Random's generator, so that RAND(seed) and

@@ -71,7 +71,7 @@ func (s *clientService) ListJobs(ctx context.Context, _ *braidv1.ListJobsRequest
 // summary is r overlaid with the live state of the job, when it runs here
 // (etcd lags the in-memory status by one write).
 func (jm *JobManager) summary(r *metastore.JobRecord) *braidv1.JobSummary {
-	sum := &braidv1.JobSummary{JobId: r.ID, Name: r.Name, Status: r.Status, StartTimeUnixMs: r.StartUnixMs, EndTimeUnixMs: r.EndUnixMs, Error: r.Error, Owner: shownOwner(r.Owner)}
+	sum := &braidv1.JobSummary{JobId: r.ID, Name: r.Name, Status: r.Status, StartTimeUnixMs: r.StartUnixMs, EndTimeUnixMs: r.EndUnixMs, Error: r.Error, Owner: r.Owner}
 	if j := jm.job(r.ID); j != nil {
 		j.mu.Lock()
 		sum.Status, sum.Error, sum.EndTimeUnixMs = j.statusLocked(), j.mu.errMsg, j.mu.endMs

@@ -33,13 +33,14 @@ func caller(ctx context.Context) clientauth.Principal {
 // ctx has no caller, which only admins see.
 func owner(ctx context.Context) string { return caller(ctx).Name }
 
-// shownOwner is owner as clients see it: "" for the anonymous caller of a
-// job manager that authenticates no clients.
-func shownOwner(owner string) string {
-	if owner == clientauth.Anonymous.Name {
-		return ""
+// jobOwner is the owner a job records (metastore.JobRecord.Owner): the
+// caller's name, or "" for the anonymous caller of a job manager that
+// authenticates no clients, which only admins can see.
+func jobOwner(ctx context.Context) string {
+	if p := caller(ctx); p != clientauth.Anonymous {
+		return p.Name
 	}
-	return owner
+	return ""
 }
 
 // sees reports whether p may see a job (or session) of owner.

@@ -54,7 +54,7 @@ func (jm *JobManager) reserveSlots(ctx context.Context, graph *jobgraph.Graph, t
 	}
 	wctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	w := &slotWait{name: graph.Name, owner: owner(ctx), startMs: time.Now().UnixMilli(), need: req.Need(), timeout: timeout, cancel: cancel}
+	w := &slotWait{name: graph.Name, owner: jobOwner(ctx), startMs: time.Now().UnixMilli(), need: req.Need(), timeout: timeout, cancel: cancel}
 	jm.waits.add(graph.JobID, w)
 	defer jm.waits.remove(graph.JobID)
 	free, total := jm.pool.Free()
@@ -118,7 +118,7 @@ func (s *slotWaits) cancel(id string) bool {
 }
 
 func (w *slotWait) summary(id string) *braidv1.JobSummary {
-	return &braidv1.JobSummary{JobId: id, Name: w.name, Status: StatusCreated, StartTimeUnixMs: w.startMs, Owner: shownOwner(w.owner),
+	return &braidv1.JobSummary{JobId: id, Name: w.name, Status: StatusCreated, StartTimeUnixMs: w.startMs, Owner: w.owner,
 		Error: fmt.Sprintf("waiting for %s (slot.request.timeout %s)", slots(w.need), w.timeout)}
 }
 

@@ -100,7 +100,7 @@ func (jm *JobManager) submitJob(ctx context.Context, graph *jobgraph.Graph, resu
 		return nil, err
 	}
 	j := newJob(jm, graph, placements, results)
-	j.owner = owner(ctx)
+	j.owner = jobOwner(ctx)
 	if restore != nil {
 		j.initial = restore
 		j.sawCheckpointID(restore.CheckpointId)

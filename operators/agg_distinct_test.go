@@ -12,7 +12,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-	"go.uber.org/zap"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
@@ -442,49 +441,7 @@ func randomDEvents(r *rand.Rand, n, keys int, retract bool) []dEvent {
 // batches of at most batchSize rows.
 func runDistinct(t *testing.T, spec jobgraph.GroupAggSpec, evs []dEvent, batchSize, parallelism int, cacheBytes int64) *aggCollector {
 	t.Helper()
-	const maxPar = 128
-	ops := make([]*GroupAgg, parallelism)
-	for p := range ops {
-		op, err := NewOperator(&spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g := op.(*GroupAgg)
-		if err := g.Open(withKeyedState(t, &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
-			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), Logger: zap.NewNop()}, cacheBytes, "")); err != nil {
-			t.Fatal(err)
-		}
-		ops[p] = g
-	}
-	out := &aggCollector{schema: spec.OutputSchema}
-	for start := 0; start < len(evs); start += batchSize {
-		chunk := evs[start:min(start+batchSize, len(evs))]
-		b := buildDBatch(chunk)
-		h := make([]uint64, b.NumRows())
-		types.HashColumns([]arrow.Array{b.Column(0)}, h)
-		b.Release()
-		per := make([][]dEvent, parallelism)
-		for i, e := range chunk {
-			p := types.SubtaskForKeyGroup(types.KeyGroupForHash(h[i], maxPar), parallelism, maxPar)
-			per[p] = append(per[p], e)
-		}
-		for p, pe := range per {
-			if len(pe) == 0 {
-				continue
-			}
-			pb := buildDBatch(pe)
-			if err := ops[p].Process(0, pb, out); err != nil {
-				t.Fatal(err)
-			}
-			pb.Release()
-		}
-	}
-	for _, g := range ops {
-		if err := g.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
+	return runGroupAgg(t, spec, evs, buildDBatch, batchSize, parallelism, cacheBytes)
 }
 
 // TestDistinctFilterAgainstOracle runs random changelogs with retractions

@@ -2,6 +2,7 @@ package operators
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -693,15 +694,15 @@ func compareValues(t types.DataType, a, b []byte) int {
 	switch t.Kind {
 	case types.KindBoolean, types.KindTinyInt:
 		if t.Kind == types.KindBoolean {
-			return cmpInt(int64(a[0]), int64(b[0]))
+			return cmp.Compare(int64(a[0]), int64(b[0]))
 		}
-		return cmpInt(int64(int8(a[0])), int64(int8(b[0])))
+		return cmp.Compare(int64(int8(a[0])), int64(int8(b[0])))
 	case types.KindSmallInt:
-		return cmpInt(int64(int16(le.Uint16(a))), int64(int16(le.Uint16(b))))
+		return cmp.Compare(int64(int16(le.Uint16(a))), int64(int16(le.Uint16(b))))
 	case types.KindInt, types.KindDate, types.KindTime, types.KindIntervalYearMonth:
-		return cmpInt(int64(int32(le.Uint32(a))), int64(int32(le.Uint32(b))))
+		return cmp.Compare(int64(int32(le.Uint32(a))), int64(int32(le.Uint32(b))))
 	case types.KindBigInt, types.KindTimestamp, types.KindTimestampLTZ, types.KindIntervalDayTime:
-		return cmpInt(int64(le.Uint64(a)), int64(le.Uint64(b)))
+		return cmp.Compare(int64(le.Uint64(a)), int64(le.Uint64(b)))
 	case types.KindFloat:
 		return cmpFloat(float64(math.Float32frombits(le.Uint32(a))), float64(math.Float32frombits(le.Uint32(b))))
 	case types.KindDouble:
@@ -715,16 +716,6 @@ func compareValues(t types.DataType, a, b []byte) int {
 	_, wa := binary.Uvarint(a)
 	_, wb := binary.Uvarint(b)
 	return bytes.Compare(a[wa:], b[wb:])
-}
-
-func cmpInt(a, b int64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 func cmpFloat(a, b float64) int {
@@ -745,7 +736,7 @@ func cmpFloat(a, b float64) int {
 	case bn:
 		return -1
 	}
-	return cmpInt(boolInt(!math.Signbit(a)), boolInt(!math.Signbit(b)))
+	return cmp.Compare(boolInt(!math.Signbit(a)), boolInt(!math.Signbit(b)))
 }
 
 func boolInt(b bool) int64 {

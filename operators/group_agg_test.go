@@ -294,6 +294,13 @@ func randomAggEvents(r *rand.Rand, n, keys int, retract bool) []aggEvent {
 // hash shuffle routes them, in batches of at most batchSize rows.
 func runAgg(t *testing.T, spec jobgraph.GroupAggSpec, evs []aggEvent, batchSize, parallelism int, cacheBytes int64) *aggCollector {
 	t.Helper()
+	return runGroupAgg(t, spec, evs, buildAggBatch, batchSize, parallelism, cacheBytes)
+}
+
+// runGroupAgg is runAgg for events of any shape, which build turns into a
+// batch of spec's input.
+func runGroupAgg[E any](t *testing.T, spec jobgraph.GroupAggSpec, evs []E, build func([]E) types.Batch, batchSize, parallelism int, cacheBytes int64) *aggCollector {
+	t.Helper()
 	const maxPar = 128
 	ops := make([]*GroupAgg, parallelism)
 	for p := range ops {
@@ -311,7 +318,7 @@ func runAgg(t *testing.T, spec jobgraph.GroupAggSpec, evs []aggEvent, batchSize,
 	out := &aggCollector{schema: spec.OutputSchema}
 	for start := 0; start < len(evs); start += batchSize {
 		chunk := evs[start:min(start+batchSize, len(evs))]
-		b := buildAggBatch(chunk)
+		b := build(chunk)
 		keyCols := make([]arrow.Array, len(spec.Keys))
 		for i, k := range spec.Keys {
 			keyCols[i] = b.Column(k)
@@ -319,7 +326,7 @@ func runAgg(t *testing.T, spec jobgraph.GroupAggSpec, evs []aggEvent, batchSize,
 		h := make([]uint64, b.NumRows())
 		types.HashColumns(keyCols, h)
 		b.Release()
-		per := make([][]aggEvent, parallelism)
+		per := make([][]E, parallelism)
 		for i, e := range chunk {
 			p := types.SubtaskForKeyGroup(types.KeyGroupForHash(h[i], maxPar), parallelism, maxPar)
 			per[p] = append(per[p], e)
@@ -328,7 +335,7 @@ func runAgg(t *testing.T, spec jobgraph.GroupAggSpec, evs []aggEvent, batchSize,
 			if len(pe) == 0 {
 				continue
 			}
-			pb := buildAggBatch(pe)
+			pb := build(pe)
 			if err := ops[p].Process(0, pb, out); err != nil {
 				t.Fatal(err)
 			}

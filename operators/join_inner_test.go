@@ -186,20 +186,26 @@ func randomEvents(r *rand.Rand, n, keys int) []joinEvent {
 // group as a hash shuffle does, in batches of at most batchSize rows.
 func runJoin(t *testing.T, spec jobgraph.JoinSpec, evs []joinEvent, batchSize, parallelism int, cacheBytes int64) *collector {
 	t.Helper()
+	return runTwoInputs(t, &spec, evs, batchSize, parallelism, cacheBytes)
+}
+
+// runTwoInputs is runJoin for any operator of two inputs keyed on the
+// events' key (column 0 of the left input, column 1 of the right).
+func runTwoInputs(t *testing.T, spec jobgraph.Spec, evs []joinEvent, batchSize, parallelism int, cacheBytes int64) *collector {
+	t.Helper()
 	const maxPar = 128
-	joins := make([]*InnerJoin, parallelism)
+	joins := make([]Operator, parallelism)
 	for p := range joins {
-		op, err := NewOperator(&spec)
+		op, err := NewOperator(spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		j := op.(*InnerJoin)
 		ctx := withKeyedState(t, &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
 			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), Logger: zap.NewNop()}, cacheBytes, "")
-		if err := j.Open(ctx); err != nil {
+		if err := op.Open(ctx); err != nil {
 			t.Fatal(err)
 		}
-		joins[p] = j
+		joins[p] = op
 	}
 	out := &collector{}
 	for start := 0; start < len(evs); {

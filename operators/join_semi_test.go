@@ -7,9 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"go.uber.org/zap"
-
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/types"
@@ -147,58 +144,7 @@ func semiFinal(evs []joinEvent, anti, residual bool) []string {
 // batches of at most batchSize rows of one input.
 func runSemi(t *testing.T, spec jobgraph.SemiJoinSpec, evs []joinEvent, batchSize, parallelism int, cacheBytes int64) *collector {
 	t.Helper()
-	const maxPar = 128
-	joins := make([]Operator, parallelism)
-	for p := range joins {
-		op, err := NewOperator(&spec)
-		if err != nil {
-			t.Fatal(err)
-		}
-		ctx := withKeyedState(t, &Context{Subtask: p, Parallelism: parallelism, MaxParallelism: maxPar,
-			KeyGroups: types.KeyGroupRangeFor(p, parallelism, maxPar), Logger: zap.NewNop()}, cacheBytes, "")
-		if err := op.Open(ctx); err != nil {
-			t.Fatal(err)
-		}
-		joins[p] = op
-	}
-	out := &collector{}
-	for start := 0; start < len(evs); {
-		end := start + 1
-		for end < len(evs) && end-start < batchSize && evs[end].input == evs[start].input {
-			end++
-		}
-		in := evs[start].input
-		per := make([][]joinEvent, parallelism)
-		b := buildBatch(in, evs[start:end])
-		keyCol := 0
-		if in == 1 {
-			keyCol = 1
-		}
-		h := make([]uint64, b.NumRows())
-		types.HashColumns([]arrow.Array{b.Column(keyCol)}, h)
-		b.Release()
-		for i, e := range evs[start:end] {
-			p := types.SubtaskForKeyGroup(types.KeyGroupForHash(h[i], maxPar), parallelism, maxPar)
-			per[p] = append(per[p], e)
-		}
-		for p, pe := range per {
-			if len(pe) == 0 {
-				continue
-			}
-			pb := buildBatch(in, pe)
-			if err := joins[p].Process(in, pb, out); err != nil {
-				t.Fatal(err)
-			}
-			pb.Release()
-		}
-		start = end
-	}
-	for _, j := range joins {
-		if err := j.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return out
+	return runTwoInputs(t, &spec, evs, batchSize, parallelism, cacheBytes)
 }
 
 func TestSemiJoinAgainstOracle(t *testing.T) {

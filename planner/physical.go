@@ -9,6 +9,7 @@ import (
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
 
@@ -382,27 +383,9 @@ func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int,
 	nlw := len(ls.schema)
 	// Keys are columns of one type on both sides: cast or computed keys are
 	// appended as extra columns.
-	lk, rk := make([]int, len(leftKeys)), make([]int, len(rightKeys))
-	var lextra, rextra []*expr.Expr
-	for i := range leftKeys {
-		a, b := leftKeys[i], rightKeys[i]
-		t, ok := expr.CommonType(a.Type, b.Type)
-		if !ok {
-			return nil, nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("join keys of types %s and %s cannot be compared", a.Type, b.Type)}
-		}
-		a, b = keyExpr(a, t), keyExpr(b, t)
-		if a.Op == expr.OpColumn {
-			lk[i] = a.Col
-		} else {
-			lk[i] = nlw + len(lextra)
-			lextra = append(lextra, a)
-		}
-		if b.Op == expr.OpColumn {
-			rk[i] = b.Col
-		} else {
-			rk[i] = len(rs.schema) + len(rextra)
-			rextra = append(rextra, b)
-		}
+	lk, rk, lextra, rextra, err := joinKeys(n.pos, "join keys", leftKeys, rightKeys, nlw, len(rs.schema))
+	if err != nil {
+		return nil, nil, err
 	}
 	ls = ph.extend(ls, lextra)
 	rs = ph.extend(rs, rextra)
@@ -688,4 +671,34 @@ func describeAgg(n *aggNode, in types.Schema, calls []jobgraph.AggCall) string {
 		d += "groupBy=[" + strings.Join(sel[:nk], ", ") + "], "
 	}
 	return d + "select=[" + strings.Join(sel, ", ") + "])"
+}
+
+// joinKeys casts each pair of key expressions to their common type and
+// returns the key columns of each side: a key that is not a plain column
+// is computed as an extra column, appended after the side's lw (rw)
+// columns. what names the keys in the error for a pair of types that
+// cannot be compared.
+func joinKeys(pos ast.Pos, what string, leftKeys, rightKeys []*expr.Expr, lw, rw int) (lk, rk []int, lextra, rextra []*expr.Expr, err error) {
+	lk, rk = make([]int, len(leftKeys)), make([]int, len(rightKeys))
+	for i := range leftKeys {
+		a, b := leftKeys[i], rightKeys[i]
+		t, ok := expr.CommonType(a.Type, b.Type)
+		if !ok {
+			return nil, nil, nil, nil, &Error{Pos: pos, Msg: fmt.Sprintf("%s of types %s and %s cannot be compared", what, a.Type, b.Type)}
+		}
+		a, b = keyExpr(a, t), keyExpr(b, t)
+		if a.Op == expr.OpColumn {
+			lk[i] = a.Col
+		} else {
+			lk[i] = lw + len(lextra)
+			lextra = append(lextra, a)
+		}
+		if b.Op == expr.OpColumn {
+			rk[i] = b.Col
+		} else {
+			rk[i] = rw + len(rextra)
+			rextra = append(rextra, b)
+		}
+	}
+	return lk, rk, lextra, rextra, nil
 }

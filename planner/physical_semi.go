@@ -1,8 +1,6 @@
 package planner
 
 import (
-	"fmt"
-
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
 )
@@ -70,27 +68,9 @@ func (ph *physical) buildSemi(n *semiJoinNode) (*stream, error) {
 	if err != nil {
 		return nil, err
 	}
-	lk, rk := make([]int, len(leftKeys)), make([]int, len(rightKeys))
-	var lextra, rextra []*expr.Expr
-	for i := range leftKeys {
-		a, b := leftKeys[i], rightKeys[i]
-		t, ok := expr.CommonType(a.Type, b.Type)
-		if !ok {
-			return nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("subquery join keys of types %s and %s cannot be compared", a.Type, b.Type)}
-		}
-		a, b = keyExpr(a, t), keyExpr(b, t)
-		if a.Op == expr.OpColumn {
-			lk[i] = a.Col
-		} else {
-			lk[i] = lw + len(lextra)
-			lextra = append(lextra, a)
-		}
-		if b.Op == expr.OpColumn {
-			rk[i] = b.Col
-		} else {
-			rk[i] = len(rs.schema) + len(rextra)
-			rextra = append(rextra, b)
-		}
+	lk, rk, lextra, rextra, err := joinKeys(n.pos, "subquery join keys", leftKeys, rightKeys, lw, len(rs.schema))
+	if err != nil {
+		return nil, err
 	}
 	ls = ph.extend(ls, lextra)
 	rs = ph.extend(rs, rextra)
