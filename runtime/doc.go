@@ -47,8 +47,9 @@
 // no batch for the timeout tells its outboxes it is idle
 // (shuffle.EventIdle), and that it is active again before its next batch
 // or watermark. A receiver leaves idle channels out of its input
-// watermark, holds it while every live channel is idle, and is itself idle
-// downstream while all its live channels are. A channel that comes back
+// watermark; when every live channel is idle it takes the highest of their
+// watermarks (as Flink's StatusWatermarkValve does) and is itself idle
+// downstream. A channel that comes back
 // with a lower watermark holds the input watermark until it catches up;
 // the watermark never goes back.
 //

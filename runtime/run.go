@@ -387,25 +387,27 @@ func (r *run) consume() (stopped bool, err error) {
 	}
 }
 
-// advanceInput hands the first operator the minimum of the watermarks of
-// the channels that are not idle, when it rose. While every channel whose
-// input has not ended is idle the watermark holds: the ended ones'
-// MaxWatermark must not fire what an idle channel may still send rows for.
+// advanceInput hands the first operator the input watermark when it rose:
+// the minimum over the channels that are not idle. When every channel
+// whose input has not ended is idle, it is the highest of those idle
+// channels' watermarks, as Flink's StatusWatermarkValve does when its
+// last active channel goes idle; the ended channels' MaxWatermark must not
+// fire what an idle channel may still send rows for.
 func (r *run) advanceInput() error {
-	min, live := operators.MaxWatermark, false
-	for i, wm := range r.inWM {
+	wm, active := operators.MaxWatermark, false
+	idleMax, idle := operators.MinWatermark, false
+	for i, c := range r.inWM {
 		if r.inIdle[i] {
+			idle, idleMax = true, max(idleMax, c)
 			continue
 		}
-		live = live || wm != operators.MaxWatermark
-		if wm < min {
-			min = wm
-		}
+		active = active || c != operators.MaxWatermark
+		wm = min(wm, c)
 	}
-	if !live && r.anyIdle() {
-		return nil
+	if !active && idle {
+		wm = idleMax
 	}
-	return r.outs[0].EmitWatermark(min)
+	return r.outs[0].EmitWatermark(wm)
 }
 
 func (r *run) anyIdle() bool {

@@ -64,7 +64,7 @@ type scriptConfig struct {
 	Test string `json:"test"`
 	// Steps: "wm:N" emits a one-row batch then watermark N, "signal:X"
 	// fires X, "wait:X" waits for X, "idle:X" waits for X calling
-	// operators.Idle as a polling source does, "sleep:N" sleeps N ms.
+	// operators.Idle as a polling source does, "idlefor:N" calls it for N ms.
 	Steps []string `json:"steps"`
 }
 
@@ -106,9 +106,13 @@ func (s *scriptSource) Run(ctx context.Context, out operators.Collector) error {
 					}
 				}
 			}
-		case scan(step, "sleep:", &arg):
+		case scan(step, "idlefor:", &arg):
 			ms, _ := strconv.Atoi(arg)
-			time.Sleep(time.Duration(ms) * time.Millisecond)
+			for end := time.Now().Add(time.Duration(ms) * time.Millisecond); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+				if err := operators.Idle(out); err != nil {
+					return err
+				}
+			}
 		case scan(step, "wait:", &arg):
 			select {
 			case <-signal(s.cfg.Test + "/" + arg):
@@ -342,7 +346,7 @@ func TestWatermarkIdleSource(t *testing.T) {
 			{ID: 0, Name: "quiet", Parallelism: 1, Chain: []*jobgraph.Operator{
 				script(test, "idle:seen20", "wm:5", "wm:30", "signal:q30", "wait:seen30")}},
 			{ID: 1, Name: "active", Parallelism: 1, Chain: []*jobgraph.Operator{
-				script(test, "sleep:300", "wm:10", "wm:20", "wait:q30", "wm:40")}},
+				script(test, "wm:20", "wait:q30", "wm:40")}},
 			{ID: 2, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{recorderSpec(test)}},
 		},
 		Edges: []*jobgraph.Edge{
@@ -353,7 +357,35 @@ func TestWatermarkIdleSource(t *testing.T) {
 	// Vertex v's subtask runs on task manager v mod 2: idleness crosses a
 	// remote channel from the quiet source.
 	runOK(t, g, startTaskManagers(t, 2, true))
-	if got, want := recorded(test), "[wm:10 wm:20 wm:30 wm:40 wm:max end(rows 5)]"; got != want {
+	if got, want := recorded(test), "[wm:20 wm:30 wm:40 wm:max end(rows 4)]"; got != want {
+		t.Fatalf("recorded %s, want %s", got, want)
+	}
+}
+
+// TestWatermarkAllInputsIdle: when the last active input goes idle, the
+// consumer's watermark moves to the highest of the idle inputs', as
+// Flink's does, rather than holding: here the source that emitted 20 goes
+// idle first, then the one that never emitted, and 20 must still reach
+// the consumer.
+func TestWatermarkAllInputsIdle(t *testing.T) {
+	const test = "allidle"
+	reset(test)
+	g := &jobgraph.Graph{JobID: "job-wm-allidle", MaxParallelism: 128, Bounded: true,
+		Session: jobgraph.Session{SourceIdleTimeout: 50 * time.Millisecond},
+		Vertices: []*jobgraph.Vertex{
+			{ID: 0, Name: "first", Parallelism: 1, Chain: []*jobgraph.Operator{
+				script(test, "wm:20", "idlefor:150", "signal:firstidle", "idle:seen20")}},
+			{ID: 1, Name: "second", Parallelism: 1, Chain: []*jobgraph.Operator{
+				script(test, "wait:firstidle", "idle:seen20")}},
+			{ID: 2, Name: "consumer", Parallelism: 1, NumInputs: 1, Chain: []*jobgraph.Operator{recorderSpec(test)}},
+		},
+		Edges: []*jobgraph.Edge{
+			{Source: 0, Target: 2, Partitioning: types.PartitionForward},
+			{Source: 1, Target: 2, Partitioning: types.PartitionForward},
+		},
+	}
+	runOK(t, g, startTaskManagers(t, 1, false))
+	if got, want := recorded(test), "[wm:20 wm:max end(rows 1)]"; got != want {
 		t.Fatalf("recorded %s, want %s", got, want)
 	}
 }
