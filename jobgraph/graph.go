@@ -111,7 +111,19 @@ type Session struct {
 	// subtask that emits no row for this long is idle, and its watermark
 	// holds back no one downstream until it emits again; 0 never.
 	SourceIdleTimeout time.Duration
+	// AutoWatermarkInterval is pipeline.auto-watermark-interval: a
+	// watermark assigner emits a watermark that rose by no more than this
+	// much event time since its last one only when this much processing
+	// time passed since its last periodic emission (Flink's
+	// WatermarkAssignerOperator); one that rose by more goes out at once.
+	// 0 emits every rise at once. ResolveSession defaults it to
+	// DefaultAutoWatermarkInterval; a Session built by hand has 0.
+	AutoWatermarkInterval time.Duration
 }
+
+// DefaultAutoWatermarkInterval is pipeline.auto-watermark-interval when
+// the session does not set it: Flink's 200 ms.
+const DefaultAutoWatermarkInterval = 200 * time.Millisecond
 
 // SavepointRestore names the savepoint a job's first attempt restores
 // from (ResolveSavepointRestore).

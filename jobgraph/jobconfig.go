@@ -127,6 +127,9 @@ func (s Session) Validate() error {
 	if s.SourceIdleTimeout < 0 {
 		return fmt.Errorf("invalid value '%s' for '%s': it must not be negative", s.SourceIdleTimeout, OptSourceIdle)
 	}
+	if s.AutoWatermarkInterval < 0 {
+		return fmt.Errorf("invalid value '%s' for '%s': it must not be negative", s.AutoWatermarkInterval, OptAutoWatermark)
+	}
 	if s.SourceBatchRows < 0 || s.SourceBatchRows > MaxSourceBatchRows {
 		return fmt.Errorf("invalid value '%d' for '%s': it must be an integer from 1 to %d", s.SourceBatchRows, OptSourceBatchSize, MaxSourceBatchRows)
 	}

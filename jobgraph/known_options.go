@@ -26,6 +26,7 @@ const (
 	OptMaxParallelism   = "pipeline.max-parallelism"
 	OptStateTTL         = "table.exec.state.ttl"
 	OptSourceIdle       = "table.exec.source.idle-timeout"
+	OptAutoWatermark    = "pipeline.auto-watermark-interval"
 	OptRuntimeMode      = "execution.runtime-mode"
 	OptDMLSync          = "table.dml-sync"
 	OptResultMode       = "sql-client.execution.result-mode"
@@ -63,6 +64,7 @@ var knownOptions = map[string]func(key, v string) error{
 	},
 	OptStateTTL:           duration(0),
 	OptSourceIdle:         duration(0),
+	OptAutoWatermark:      duration(0),
 	OptRuntimeMode:        oneOf("streaming"),
 	OptDMLSync:            oneOf("true", "false"),
 	OptResultMode:         oneOf("table", "tableau", "changelog"),

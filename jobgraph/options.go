@@ -331,11 +331,12 @@ func parseFloatOption(key, v string, min, max float64) (float64, error) {
 
 // ResolveSession reads the session settings the operators of a job use:
 // table.local-time-zone, "UTC" when unset or empty,
-// braid.exec.max-string-bytes, braid.exec.source.batch-size and
-// table.exec.source.idle-timeout. The error names the option and the bad
-// value.
+// braid.exec.max-string-bytes, braid.exec.source.batch-size,
+// table.exec.source.idle-timeout and pipeline.auto-watermark-interval
+// (DefaultAutoWatermarkInterval when unset). The error names the option
+// and the bad value.
 func ResolveSession(settings map[string]string) (Session, error) {
-	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone])}
+	s := Session{TimeZone: strings.TrimSpace(settings[OptLocalTimeZone]), AutoWatermarkInterval: DefaultAutoWatermarkInterval}
 	if s.TimeZone == "" {
 		s.TimeZone = "UTC"
 	}
@@ -352,6 +353,13 @@ func ResolveSession(settings map[string]string) (Session, error) {
 			return Session{}, err
 		}
 		s.SourceIdleTimeout = time.Duration(ms) * time.Millisecond
+	}
+	if v, ok := settings[OptAutoWatermark]; ok {
+		ms, err := parseDurationOption(OptAutoWatermark, v, 0)
+		if err != nil {
+			return Session{}, err
+		}
+		s.AutoWatermarkInterval = time.Duration(ms) * time.Millisecond
 	}
 	if v, ok := settings[OptSourceBatchSize]; ok {
 		if err := intRange(1, MaxSourceBatchRows)(OptSourceBatchSize, v); err != nil {

@@ -95,6 +95,8 @@ func (g *Graph) Proto() (*braidv1.JobGraph, error) {
 	if d := g.Session.SourceIdleTimeout; d > 0 {
 		pg.Config[OptSourceIdle] = strconv.FormatInt(d.Milliseconds(), 10) + " ms"
 	}
+	// NB: always written, since an absent key means the default, not 0.
+	pg.Config[OptAutoWatermark] = strconv.FormatInt(g.Session.AutoWatermarkInterval.Milliseconds(), 10) + " ms"
 	if n := g.Session.SourceBatchRows; n > 0 {
 		pg.Config[OptSourceBatchSize] = strconv.Itoa(n)
 	}

@@ -39,7 +39,7 @@ func TestProtoRoundTrip(t *testing.T) {
 		t.Fatal("the wire form changed on a second trip")
 	}
 	want := map[string]string{OptLocalTimeZone: "Asia/Shanghai", OptSavepointPath: "/sp/savepoint-3", OptSavepointIgnore: "true",
-		OptMaxStringBytes: "1048576", OptSourceBatchSize: "16", OptSourceIdle: "1500 ms"}
+		OptMaxStringBytes: "1048576", OptSourceBatchSize: "16", OptSourceIdle: "1500 ms", OptAutoWatermark: "50 ms"}
 	if !reflect.DeepEqual(pg.Config, want) {
 		t.Errorf("config %v, want %v", pg.Config, want)
 	}
@@ -91,7 +91,7 @@ func TestFromProtoDefaults(t *testing.T) {
 	if want := (CheckpointConfig{Timeout: defaultCheckpointTimeout, MaxConcurrent: 1, NumRetained: 1}); g.Checkpoint != want {
 		t.Errorf("checkpoint %+v, want %+v", g.Checkpoint, want)
 	}
-	if g.Restart != (RestartStrategy{Type: RestartNone}) || g.Session != (Session{TimeZone: "UTC"}) || g.Savepoint != (SavepointRestore{}) {
+	if g.Restart != (RestartStrategy{Type: RestartNone}) || g.Session != (Session{TimeZone: "UTC", AutoWatermarkInterval: DefaultAutoWatermarkInterval}) || g.Savepoint != (SavepointRestore{}) {
 		t.Errorf("restart %+v, session %+v, savepoint %+v", g.Restart, g.Session, g.Savepoint)
 	}
 }

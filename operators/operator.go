@@ -73,6 +73,17 @@ type WatermarkHandler interface {
 	ProcessWatermark(wm int64, out Collector) error
 }
 
+// ProcessingTimeHandler is implemented by an operator that acts on the
+// processing-time clock. The runtime calls OnProcessingTime from the
+// subtask's goroutine, between batches, about every
+// ProcessingTimeInterval once the operator is open (including while no
+// input arrives); an interval of 0 asks for no calls. now is the
+// context's clock.
+type ProcessingTimeHandler interface {
+	ProcessingTimeInterval() time.Duration
+	OnProcessingTime(now time.Time, out Collector) error
+}
+
 // ResultWriter takes the rows of a collect sink to the client. The task
 // manager provides it; it is nil for subtasks that have no collect sink.
 type ResultWriter interface {
@@ -112,6 +123,9 @@ type Context struct {
 	// MaxStringBytes limits the string and binary values functions build
 	// (braid.exec.max-string-bytes); 0 is expr.DefaultMaxStringBytes.
 	MaxStringBytes int
+	// AutoWatermarkInterval is pipeline.auto-watermark-interval (see
+	// WatermarkAssigner); 0 emits every watermark rise at once.
+	AutoWatermarkInterval time.Duration
 	// SourceBatchRows is the most rows a source should put in one batch
 	// (braid.exec.source.batch-size); 0 leaves the source its own size.
 	SourceBatchRows int

@@ -3,6 +3,7 @@ package operators
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -30,9 +31,13 @@ var ErrNullRowtime = errors.New("RowTime field should not be null, please conver
 // WatermarkAssigner generates a table's watermarks from its WATERMARK FOR
 // declaration, as Flink's WatermarkAssignerOperator does. Rows pass through
 // unchanged. For each batch it evaluates the watermark expression on every
-// row (whatever its kind), keeps the maximum, and after emitting the batch
-// emits that maximum as a watermark when it rose: Flink's
-// pipeline.auto-watermark-interval, taken as "after every batch". The
+// row (whatever its kind), keeps the maximum, and emits that maximum as a
+// watermark as Flink's WatermarkAssignerOperator does with
+// pipeline.auto-watermark-interval (Context.AutoWatermarkInterval): right
+// after the batch when it rose by more than the interval's milliseconds
+// since the last watermark emitted, else on the next processing-time tick
+// (OnProcessingTime) once the interval passed since the last periodic
+// emission. An interval of 0 emits every rise after its batch. The
 // watermark is the expression's value itself (ts - INTERVAL '5' SECOND
 // gives max(ts) - 5000, with no -1), in milliseconds (floored), and starts
 // at 0 as in Flink, so a watermark <= 0 is never emitted. A NULL
@@ -46,11 +51,17 @@ type WatermarkAssigner struct {
 	ev   *expr.Evaluator
 	// current is the highest watermark computed; emitted the last emitted.
 	current, emitted int64
+	// interval is the auto-watermark interval, lastPeriodic when the last
+	// periodic emission was due, and now the clock.
+	interval     time.Duration
+	lastPeriodic time.Time
+	now          func() time.Time
 }
 
 var (
-	_ Operator         = (*WatermarkAssigner)(nil)
-	_ WatermarkHandler = (*WatermarkAssigner)(nil)
+	_ Operator              = (*WatermarkAssigner)(nil)
+	_ WatermarkHandler      = (*WatermarkAssigner)(nil)
+	_ ProcessingTimeHandler = (*WatermarkAssigner)(nil)
 )
 
 // NewWatermarkAssigner checks spec and returns an unopened assigner.
@@ -74,12 +85,41 @@ func (a *WatermarkAssigner) compile(env *expr.Env) error {
 	return nil
 }
 
-// Open compiles the expression in the session's time zone.
+// Open compiles the expression in the session's time zone and starts the
+// auto-watermark clock.
 func (a *WatermarkAssigner) Open(ctx *Context) error {
+	a.interval, a.now = ctx.AutoWatermarkInterval, ctx.Now
+	if a.now == nil {
+		a.now = time.Now
+	}
+	a.lastPeriodic = a.now()
 	return a.compile(ctx.Env())
 }
 
-// Process checks the rowtimes, emits b, then the new watermark if it rose.
+// ProcessingTimeInterval is the auto-watermark interval.
+func (a *WatermarkAssigner) ProcessingTimeInterval() time.Duration { return a.interval }
+
+// OnProcessingTime emits the pending watermark once the interval passed
+// since the last periodic emission.
+func (a *WatermarkAssigner) OnProcessingTime(now time.Time, out Collector) error {
+	if a.interval <= 0 || now.Before(a.lastPeriodic.Add(a.interval)) {
+		return nil
+	}
+	a.lastPeriodic = now
+	return a.advance(out)
+}
+
+// advance emits the current watermark when it is above the last emitted.
+func (a *WatermarkAssigner) advance(out Collector) error {
+	if a.current <= a.emitted {
+		return nil
+	}
+	a.emitted = a.current
+	return EmitWatermark(out, a.current)
+}
+
+// Process checks the rowtimes, emits b, then the new watermark if it rose
+// by more than the interval.
 func (a *WatermarkAssigner) Process(_ int, b types.Batch, out Collector) error {
 	if b.NumRows() == 0 {
 		return nil
@@ -103,9 +143,8 @@ func (a *WatermarkAssigner) Process(_ int, b types.Batch, out Collector) error {
 	if err := out.Emit(b); err != nil {
 		return err
 	}
-	if a.current > a.emitted {
-		a.emitted = a.current
-		return EmitWatermark(out, a.current)
+	if a.current-a.emitted > a.interval.Milliseconds() {
+		return a.advance(out)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -115,5 +116,52 @@ func TestWatermarkAssignerNullRowtime(t *testing.T) {
 	err = a.Process(0, b, &wmCollector{})
 	if err == nil || err.Error() != "RowTime field should not be null, please convert it to a non-null long value." {
 		t.Fatalf("got %v", err)
+	}
+}
+
+// TestWatermarkAssignerInterval: with pipeline.auto-watermark-interval, a
+// watermark that rose by more than the interval's milliseconds since the
+// last one goes out after its batch; a smaller rise waits for the
+// processing-time call due an interval after the last periodic emission,
+// as Flink's WatermarkAssignerOperator does.
+func TestWatermarkAssignerInterval(t *testing.T) {
+	s := tsSchema(false)
+	a, err := NewWatermarkAssigner(jobgraph.WatermarkAssignerSpec{InputSchema: s, Rowtime: 1, Watermark: expr.Column(1, s[1].Type)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock := time.Unix(1000, 0)
+	if err := a.Open(&Context{AutoWatermarkInterval: 200 * time.Millisecond, Now: func() time.Time { return clock }}); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.ProcessingTimeInterval(); got != 200*time.Millisecond {
+		t.Fatalf("interval %v", got)
+	}
+	out := &wmCollector{}
+	step := func(ms ...int64) {
+		b := tsBatch(false, ms...)
+		defer b.Release()
+		if err := a.Process(0, b, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tick := func(after time.Duration) {
+		clock = clock.Add(after)
+		if err := a.OnProcessingTime(clock, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(150)                    // rose by 150 <= 200: held
+	tick(100 * time.Millisecond) // not due yet
+	tick(100 * time.Millisecond) // due: 150
+	step(300)                    // rose by 150 again: held
+	step(351)                    // rose by 201 since 150: at once
+	step(400)                    // held
+	tick(199 * time.Millisecond) // not due: the last periodic emission was 199 ms ago
+	tick(1 * time.Millisecond)   // due: 400
+	tick(500 * time.Millisecond) // nothing new
+	want := "rows:1 wm:150 rows:1 rows:1 wm:351 rows:1 wm:400"
+	if got := strings.Join(out.events, " "); got != want {
+		t.Errorf("got %s, want %s", got, want)
 	}
 }

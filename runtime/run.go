@@ -66,6 +66,7 @@ func (s *Subtask) Run(ctx context.Context) (err error) {
 	stopped := false
 	if r.src != nil {
 		r.lastData = time.Now()
+		r.startTickers()
 		err := r.src.Run(ctx, r.outs[0])
 		if stopped = errors.Is(err, errStopped); err != nil && !stopped {
 			return err
@@ -178,6 +179,8 @@ type run struct {
 	snapSeq                   map[int64]int64
 	// dataEnded is set once endData ran.
 	dataEnded bool
+	// tickers are the chain's processing-time handlers (proctime.go).
+	tickers []ticker
 }
 
 func (r *run) build() error {
@@ -321,6 +324,11 @@ func (r *run) consume() (stopped bool, err error) {
 	specs := in.Channels()
 	in.ReportChannelEnds()
 	r.aligner = NewBarrierAligner(len(specs), !r.s.task.Graph.Checkpoint.AtLeastOnce)
+	if d := r.startTickers(); d > 0 {
+		stop := make(chan struct{})
+		defer close(stop)
+		go r.wakeEvery(d, stop)
+	}
 	r.inWM = make([]int64, len(specs))
 	r.inIdle = make([]bool, len(specs))
 	for i := range r.inWM {
@@ -352,6 +360,9 @@ func (r *run) consume() (stopped bool, err error) {
 				err = first.Process(input, ev.Batch, r.outs[1])
 			}
 			ev.Batch.Release()
+			if err == nil {
+				err = r.tick()
+			}
 		case shuffle.EventEndOfInput:
 			r.seq++
 			for i, c := range specs {
@@ -379,7 +390,9 @@ func (r *run) consume() (stopped bool, err error) {
 		case shuffle.EventChannelEnd:
 			err = r.align(r.aligner.ChannelEnded(ev.Channel))
 		case shuffle.EventWakeup:
-			err = r.drainNotices()
+			if err = r.drainNotices(); err == nil {
+				err = r.tick()
+			}
 		}
 		if err != nil {
 			return false, err
@@ -594,6 +607,9 @@ func (c *collector) Idle() error {
 			return err
 		}
 	}
+	if err := r.tick(); err != nil {
+		return err
+	}
 	return r.control()
 }
 
@@ -627,6 +643,9 @@ func (c *collector) emitFromSource(b types.Batch) error {
 		return err
 	}
 	if err := c.forward(b); err != nil {
+		return err
+	}
+	if err := c.r.tick(); err != nil {
 		return err
 	}
 	return c.r.control()

@@ -169,6 +169,7 @@ func NewSubtask(t Task) (*Subtask, error) {
 	s.octx.TimeZone = loc
 	s.octx.MaxStringBytes = g.Session.MaxStringBytes
 	s.octx.SourceBatchRows = g.Session.SourceBatchRows
+	s.octx.AutoWatermarkInterval = g.Session.AutoWatermarkInterval
 	s.octx.Bounded = g.Bounded
 	s.octx.Checkpointing = g.Checkpoint.Enabled()
 	s.octx.SavepointsOnly = !s.octx.Checkpointing
