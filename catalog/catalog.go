@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/braidflow/braid/types"
 )
@@ -29,6 +30,13 @@ type Column struct {
 
 // Computed reports whether the column is computed from others.
 func (c Column) Computed() bool { return c.Expr != "" }
+
+// Proctime reports whether the column is a processing-time attribute:
+// computed as PROCTIME(), as Flink declares one.
+func (c Column) Proctime() bool {
+	e := strings.Join(strings.Fields(c.Expr), "")
+	return strings.EqualFold(e, "PROCTIME()")
+}
 
 // Watermark is a table's WATERMARK FOR declaration.
 type Watermark struct {

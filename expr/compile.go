@@ -21,6 +21,17 @@ type Env struct {
 	// one over it fails the evaluation. 0 or less means
 	// DefaultMaxStringBytes. Constant folding in Compile applies it too.
 	MaxStringBytes int
+	// Watermark returns the current watermark where the expression runs,
+	// in milliseconds, and false when there is none yet; nil is none.
+	// CURRENT_WATERMARK reads it once per batch.
+	Watermark func() (int64, bool)
+}
+
+func (e *Env) watermark() (int64, bool) {
+	if e == nil || e.Watermark == nil {
+		return 0, false
+	}
+	return e.Watermark()
 }
 
 func (e *Env) loc() *time.Location {

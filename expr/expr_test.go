@@ -739,3 +739,51 @@ func BenchmarkExprString(b *testing.B) {
 		})
 	}
 }
+
+// TestCurrentWatermark: CURRENT_WATERMARK(ts) is the environment's
+// watermark at the argument's type, precision 3, NULL before the first;
+// it is never folded; a non-timestamp argument is refused with Flink's
+// message.
+func TestCurrentWatermark(t *testing.T) {
+	ts := col(0, types.Timestamp(6).WithNullable(false))
+	e := mustResolve(t, "CURRENT_WATERMARK", ts)
+	if want := types.Timestamp(3); e.Type != want {
+		t.Errorf("type %v, want %v", e.Type, want)
+	}
+	schema := types.Schema{{Name: "ts", Type: ts.Type}}
+	b := batchOf(schema, column(ts.Type, []any{int64(0), int64(0)}))
+	defer b.Release()
+	wm, ok := int64(0), false
+	ev, err := Compile(e, &Env{Watermark: func() (int64, bool) { return wm, ok }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, step := range []struct {
+		wm   int64
+		ok   bool
+		want string
+	}{
+		{0, false, "NULL"},
+		{1704067219000, true, "2024-01-01 00:00:19.000"},
+	} {
+		wm, ok = step.wm, step.ok
+		out, err := ev.Eval(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := 0; i < 2; i++ {
+			s, isNull := types.FormatValue(out, i, ev.Type(), time.UTC)
+			if isNull {
+				s = "NULL"
+			}
+			if s != step.want {
+				t.Errorf("watermark %d/%v row %d: %s, want %s", step.wm, step.ok, i, s, step.want)
+			}
+		}
+		out.Release()
+	}
+	if _, err := ResolveCall("CURRENT_WATERMARK", []*Expr{col(0, types.BigInt)}); err == nil ||
+		err.Error() != "CURRENT_WATERMARK() must be called with a single rowtime attribute argument, but 'BIGINT' cannot be a time attribute." {
+		t.Errorf("BIGINT argument: %v", err)
+	}
+}

@@ -638,7 +638,7 @@ func resolveNiladic(name string, args []*Expr) (*Expr, error) {
 	}
 	var t types.DataType
 	switch name {
-	case "CURRENT_TIMESTAMP", "NOW":
+	case "CURRENT_TIMESTAMP", "NOW", "PROCTIME":
 		t = types.TimestampLTZ(3)
 	case "LOCALTIMESTAMP":
 		t = types.Timestamp(3)

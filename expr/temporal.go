@@ -307,7 +307,7 @@ func nowKernel(e *Expr, at []types.DataType) (kernel, error) {
 		now := truncNanos(ec.now.UnixNano(), 3)
 		var v int64
 		switch name {
-		case "CURRENT_TIMESTAMP", "NOW":
+		case "CURRENT_TIMESTAMP", "NOW", "PROCTIME":
 			v = now
 		case "LOCALTIMESTAMP":
 			v = instantToWall(now, ec.loc)

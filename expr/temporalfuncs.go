@@ -107,3 +107,35 @@ var javaShortZones = map[string]string{
 	"HST": "-10:00", "IST": "Asia/Kolkata", "JST": "Asia/Tokyo", "CTT": "Asia/Shanghai",
 	"ECT": "Europe/Paris", "AET": "Australia/Sydney", "BST": "Asia/Dhaka",
 }
+
+// resolveCurrentWatermark types CURRENT_WATERMARK(rowtime) as Flink does:
+// the argument's timestamp type at precision 3, nullable (NULL before the
+// first watermark). That the argument is a rowtime attribute, not just a
+// timestamp, is the binder's check: only it knows time attributes.
+func resolveCurrentWatermark(name string, args []*Expr) (*Expr, error) {
+	if len(args) != 1 || !args[0].Type.IsTimestamp() {
+		t := "no argument"
+		if len(args) > 0 {
+			t = args[0].Type.String()
+		}
+		return nil, userErrorf("CURRENT_WATERMARK() must be called with a single rowtime attribute argument, but '%s' cannot be a time attribute.", t)
+	}
+	t := args[0].Type
+	t.Precision = 3
+	return call(name, t.WithNullable(true), args...), nil
+}
+
+// currentWatermarkKernel fills the batch with the environment's watermark
+// (milliseconds, of the rowtime's wall clock or the epoch alike), or NULL.
+func currentWatermarkKernel(e *Expr, at []types.DataType) (kernel, error) {
+	return func(ec *evalCtx, _ []*vec) (*vec, error) {
+		out := &vec{n: ec.n, i64: make([]int64, ec.n)}
+		ms, ok := ec.env.watermark()
+		if !ok {
+			out.valid = make([]bool, ec.n)
+			return out, nil
+		}
+		fill(out.i64, ms*nsPerMs)
+		return out, nil
+	}, nil
+}

@@ -584,7 +584,15 @@ func (x *execution) describe(ctx context.Context, st *ast.DescribeStmt) error {
 		}
 		typ := c.Type
 		typ.NotNull = false
-		rows = append(rows, []string{c.Name, typ.String(), null, key, extras, wm})
+		name := typ.String()
+		// NB: Flink marks the time attributes in the type column.
+		switch {
+		case wm != "":
+			name += " *ROWTIME*"
+		case c.Proctime():
+			name += " *PROCTIME*"
+		}
+		rows = append(rows, []string{c.Name, name, null, key, extras, wm})
 	}
 	return x.table([]string{"name", "type", "null", "key", "extras", "watermark"}, rows)
 }

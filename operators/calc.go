@@ -30,14 +30,19 @@ type Calc struct {
 	projs  []*expr.Evaluator
 	schema *arrow.Schema
 	sel    []int32
+	// wm is the input watermark, which CURRENT_WATERMARK reads.
+	wm int64
 }
 
-var _ Operator = (*Calc)(nil)
+var (
+	_ Operator         = (*Calc)(nil)
+	_ WatermarkHandler = (*Calc)(nil)
+)
 
 // NewCalc checks spec (its expressions must compile) and returns an
 // unopened Calc.
 func NewCalc(spec jobgraph.CalcSpec) (*Calc, error) {
-	c := &Calc{spec: spec}
+	c := &Calc{spec: spec, wm: MinWatermark}
 	if len(spec.OutputSchema) != len(spec.Projections) {
 		return nil, fmt.Errorf("operators: calc has %d projections but %d output columns", len(spec.Projections), len(spec.OutputSchema))
 	}
@@ -73,9 +78,18 @@ func (c *Calc) compile(env *expr.Env) error {
 }
 
 // Open recompiles the expressions in the session's time zone
-// (ctx.TimeZone).
+// (ctx.TimeZone), with CURRENT_WATERMARK reading the calc's input
+// watermark.
 func (c *Calc) Open(ctx *Context) error {
-	return c.compile(ctx.Env())
+	env := ctx.Env()
+	env.Watermark = func() (int64, bool) { return c.wm, c.wm != MinWatermark }
+	return c.compile(env)
+}
+
+// ProcessWatermark keeps wm for CURRENT_WATERMARK and forwards it.
+func (c *Calc) ProcessWatermark(wm int64, out Collector) error {
+	c.wm = wm
+	return EmitWatermark(out, wm)
 }
 
 // Process filters b, computes the projections over the remaining rows and

@@ -233,7 +233,17 @@ func bindCall(sc *scope, f *ast.FuncCall) (*expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if name == "CURRENT_WATERMARK" && len(args) == 1 && args[0].Type.IsTimestamp() && !sc.isRowtime(args[0]) {
+		t := args[0].Type.String()
+		return nil, errorf(f.Args[0].Position(), "The argument of CURRENT_WATERMARK() must be a rowtime attribute, but was '%s'.", t)
+	}
 	return resolve(f.Pos, name, args...)
+}
+
+// isRowtime reports whether e is a reference to the scope's rowtime
+// attribute.
+func (s *scope) isRowtime(e *expr.Expr) bool {
+	return e.Op == expr.OpColumn && e.Col >= 0 && e.Col < len(s.cols) && s.cols[e.Col].rowtime
 }
 
 // bindCase binds both CASE forms into the searched form: CASE(when1, then1,

@@ -321,6 +321,7 @@ func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
 		for _, f := range n.schema() {
 			sc.cols = append(sc.cols, scopeColumn{name: f.Name, typ: f.Type})
 		}
+		sc.markRowtime(n)
 		if t.Alias != nil {
 			var err error
 			if sc, err = applyAlias(sc, t.Alias); err != nil {
@@ -526,6 +527,7 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 	for _, f := range scan.out {
 		sc.cols = append(sc.cols, scopeColumn{table: alias, name: f.Name, typ: f.Type})
 	}
+	sc.markRowtime(scan)
 	if t.Alias != nil {
 		if sc, err = applyAlias(sc, t.Alias); err != nil {
 			return nil, nil, err

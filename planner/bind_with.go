@@ -7,7 +7,6 @@ import (
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/sql/parser"
-	"github.com/braidflow/braid/types"
 )
 
 // maxViewDepth bounds how deep views may read other views. A view is
@@ -84,7 +83,7 @@ func (b *binder) bindCTERef(t *ast.TableName, f *cteFrame) (node, *scope, error)
 			names = append(names, c.Name)
 		}
 	}
-	sc, err := relationScope(n.schema(), names, f.cte.Name.Name, t.Alias)
+	sc, err := relationScope(n, names, f.cte.Name.Name, t.Alias)
 	return n, sc, err
 }
 
@@ -132,21 +131,22 @@ func (b *binder) bindView(t *ast.TableName, tbl *catalog.Table) (node, *scope, e
 	for i, c := range tbl.Columns {
 		names[i] = c.Name
 	}
-	sc, err := relationScope(n.schema(), names, tbl.Name, t.Alias)
+	sc, err := relationScope(n, names, tbl.Name, t.Alias)
 	return n, sc, err
 }
 
-// relationScope is the scope of a named relation with schema s: columns
-// named by names when given, belonging to table, then renamed by alias.
-func relationScope(s types.Schema, names []string, table string, alias *ast.TableAlias) (*scope, error) {
+// relationScope is the scope of a named relation over n: columns named by
+// names when given, belonging to table, then renamed by alias.
+func relationScope(n node, names []string, table string, alias *ast.TableAlias) (*scope, error) {
 	sc := &scope{}
-	for i, f := range s {
+	for i, f := range n.schema() {
 		name := f.Name
 		if names != nil {
 			name = names[i]
 		}
 		sc.cols = append(sc.cols, scopeColumn{table: table, name: name, typ: f.Type})
 	}
+	sc.markRowtime(n)
 	if alias != nil {
 		return applyAlias(sc, alias)
 	}

@@ -14,6 +14,10 @@ type scopeColumn struct {
 	table string
 	name  string
 	typ   types.DataType
+	// rowtime marks the relation's rowtime attribute (its table's
+	// WATERMARK FOR column, passed through unchanged), which
+	// CURRENT_WATERMARK takes.
+	rowtime bool
 }
 
 // scope lists the columns an expression may reference, in input order.
@@ -34,6 +38,15 @@ type scope struct {
 	// subquery of a SELECT to the column holding its value.
 	outer   *scope
 	scalars map[*ast.Subquery]int
+}
+
+// markRowtime marks the column of sc that is n's rowtime attribute, if
+// any (see rowtimeOf); sc holds n's columns in order.
+func (s *scope) markRowtime(n node) *scope {
+	if r := rowtimeOf(n); r >= 0 && r < len(s.cols) {
+		s.cols[r].rowtime = true
+	}
+	return s
 }
 
 // withAggs returns s collecting aggregate calls into a.
