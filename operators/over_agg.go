@@ -87,6 +87,11 @@ type OverAgg struct {
 	accBuf  []byte
 	resBuf  []byte
 	work    []overRow // the rows a firing reads: retractable frame rows, then new ones
+	fresh   []overRow // the new rows of a firing
+	slab    []byte    // the encoded rows of work and fresh
+	kgs     []int
+	keys    []overKey
+	fireKey []byte
 
 	inRB   *types.RowBuilder
 	schema *arrow.Schema
@@ -111,6 +116,12 @@ type overFrame struct {
 type overTs struct {
 	ts int64
 	n  int64
+}
+
+// overKey is a partition key of the timer index with its row count there.
+type overKey struct {
+	key []byte
+	n   int64
 }
 
 // overRow is one stored row: its rowtime and arrival number, and the row
@@ -312,27 +323,27 @@ func (a *OverAgg) ProcessWatermark(wm int64, out Collector) error {
 // groups ascending, then keys in byte order), and clears the timer index
 // there.
 func (a *OverAgg) fireTs(ts int64, out Collector) error {
-	kgs := make([]int, 0, len(a.open[ts]))
+	a.kgs = a.kgs[:0]
 	for kg := range a.open[ts] {
-		kgs = append(kgs, kg)
+		a.kgs = append(a.kgs, kg)
 	}
 	delete(a.open, ts)
-	sort.Ints(kgs)
-	tsKey := binary.BigEndian.AppendUint64(nil, uint64(ts))
-	for _, kg := range kgs {
+	sort.Ints(a.kgs)
+	a.fireKey = binary.BigEndian.AppendUint64(a.fireKey[:0], uint64(ts))
+	tsKey := a.fireKey
+	for _, kg := range a.kgs {
 		rows, err := a.timers.Get(kg, tsKey)
 		if err != nil {
 			return err
 		}
-		type keyCount struct {
-			key []byte
-			n   int64
+		a.keys = a.keys[:0]
+		for _, r := range rows {
+			a.keys = append(a.keys, overKey{append([]byte(nil), r.Row...), r.Count})
 		}
-		keys := make([]keyCount, len(rows))
-		for i, r := range rows {
-			keys[i] = keyCount{append([]byte(nil), r.Row...), r.Count}
+		keys := a.keys
+		if len(keys) > 1 {
+			sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i].key, keys[j].key) < 0 })
 		}
-		sort.Slice(keys, func(i, j int) bool { return bytes.Compare(keys[i].key, keys[j].key) < 0 })
 		for _, k := range keys {
 			a.keyBuf = append(a.keyBuf[:0], k.key...)
 			if err := a.fire(kg, ts, out); err != nil {
@@ -365,17 +376,17 @@ func (a *OverAgg) fire(kg int, ts int64, out Collector) error {
 	}
 	// The rows this firing reads: the frame's rows that may leave it, then
 	// the new ones in arrival order.
-	a.work = a.work[:0]
-	newRows, err := a.readRows(kg, ts)
+	a.slab = a.slab[:0]
+	newRows, err := a.readRows(kg, ts, a.fresh[:0])
 	if err != nil {
 		return err
 	}
-	old, err := a.retractable(kg, ts, int64(len(newRows)))
-	if err != nil {
+	a.fresh = newRows
+	if a.work, err = a.retractable(kg, ts, int64(len(newRows)), a.work[:0]); err != nil {
 		return err
 	}
-	a.work = append(append(a.work, old...), newRows...)
-	nOld := len(old)
+	nOld := len(a.work)
+	a.work = append(a.work, newRows...)
 	for _, r := range a.work {
 		if err := a.inRB.Decoder(0, a.nIn).Append(r.enc); err != nil {
 			return fmt.Errorf("operators: over aggregate state holds a bad row: %w", err)
@@ -485,33 +496,36 @@ func (a *OverAgg) emit(enc []byte) error {
 	return nil
 }
 
-// readRows returns the rows of the partition in a.keyBuf stored at ts, in
-// arrival order.
-func (a *OverAgg) readRows(kg int, ts int64) ([]overRow, error) {
+// readRows appends to dst the rows of the partition in a.keyBuf stored at
+// ts, in arrival order, their encodings copied into a.slab.
+func (a *OverAgg) readRows(kg int, ts int64, dst []overRow) ([]overRow, error) {
 	stored, err := a.rows.Get(kg, a.rowStateKey(ts))
 	if err != nil {
-		return nil, err
+		return dst, err
 	}
-	out := make([]overRow, 0, len(stored))
+	from := len(dst)
 	for _, r := range stored {
 		if len(r.Row) < 8 || r.Count != 1 {
-			return nil, errBadAggState
+			return dst, errBadAggState
 		}
-		out = append(out, overRow{ts: ts, seq: binary.BigEndian.Uint64(r.Row), enc: append([]byte(nil), r.Row[8:]...)})
+		start := len(a.slab)
+		a.slab = append(a.slab, r.Row[8:]...)
+		dst = append(dst, overRow{ts: ts, seq: binary.BigEndian.Uint64(r.Row), enc: a.slab[start:len(a.slab):len(a.slab)]})
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
-	return out, nil
+	if out := dst[from:]; len(out) > 1 {
+		sort.Slice(out, func(i, j int) bool { return out[i].seq < out[j].seq })
+	}
+	return dst, nil
 }
 
-// retractable returns the frame rows, oldest first, that may leave the
-// frame when m rows at ts enter it: for RANGE those before ts - Preceding,
-// for ROWS the oldest frame.n + m - (Preceding + 1). An unbounded frame
-// keeps every row.
-func (a *OverAgg) retractable(kg int, ts, m int64) ([]overRow, error) {
+// retractable appends to out the frame rows, oldest first, that may leave
+// the frame when m rows at ts enter it: for RANGE those before ts -
+// Preceding, for ROWS the oldest frame.n + m - (Preceding + 1). An
+// unbounded frame keeps every row.
+func (a *OverAgg) retractable(kg int, ts, m int64, out []overRow) ([]overRow, error) {
 	if !a.bounded {
-		return nil, nil
+		return out, nil
 	}
-	var out []overRow
 	want := a.frame.n + m - (a.spec.Preceding + 1)
 	for _, ft := range a.frame.tss {
 		if !a.spec.Rows && ft.ts >= ts-a.spec.Preceding {
@@ -520,14 +534,14 @@ func (a *OverAgg) retractable(kg int, ts, m int64) ([]overRow, error) {
 		if a.spec.Rows && int64(len(out)) >= want {
 			break
 		}
-		rows, err := a.readRows(kg, ft.ts)
-		if err != nil {
-			return nil, err
+		before := len(out)
+		var err error
+		if out, err = a.readRows(kg, ft.ts, out); err != nil {
+			return out, err
 		}
-		if int64(len(rows)) != ft.n {
-			return nil, fmt.Errorf("operators: over aggregate frame holds %d rows at %d, its state %d", ft.n, ft.ts, len(rows))
+		if got := int64(len(out) - before); got != ft.n {
+			return out, fmt.Errorf("operators: over aggregate frame holds %d rows at %d, its state %d", ft.n, ft.ts, got)
 		}
-		out = append(out, rows...)
 	}
 	return out, nil
 }
