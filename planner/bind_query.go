@@ -244,6 +244,11 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		if aggregated {
 			return nil, unsupported(over.pos, "an OVER aggregate in a SELECT with GROUP BY or aggregates (aggregate in a subquery, then apply OVER to it)")
 		}
+		if len(in.schema()) != len(sc.cols) {
+			// NB: a correlated subquery's scope ends in the outer query's
+			// columns, which the placeholders would count.
+			return nil, unsupported(over.pos, "an OVER aggregate in a correlated subquery")
+		}
 		in = over.node(in)
 	}
 	var n node = &projectNode{input: in, exprs: exprs, out: out}
