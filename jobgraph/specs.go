@@ -30,6 +30,7 @@ const (
 	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
+	KindOverAggregate     = "over_aggregate"     // OverAggSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -332,6 +333,32 @@ var _ Spec = (*WindowAggSpec)(nil)
 
 func (*WindowAggSpec) Kind() string { return KindWindowAggregate }
 func (*WindowAggSpec) Inputs() int  { return 1 }
+
+// OverAggSpec configures a rowtime OVER aggregation, as Flink's
+// OverAggregate: per partition (the Partition columns; none runs on one
+// subtask) the rows are buffered until the watermark reaches their
+// Rowtime, then taken in rowtime order, and each emits one insert row, its
+// columns followed by one column per aggregate over its frame. A ROWS
+// frame holds the row and the Preceding rows before it (ties in arrival
+// order); a RANGE frame the rows whose rowtime is at most Preceding ms
+// before the row's, ties included. Unbounded frames hold every earlier
+// row (Preceding is then unused). The input is insert-only and
+// hash-partitioned on Partition.
+type OverAggSpec struct {
+	InputSchema  types.Schema `json:"input_schema"`
+	Partition    []int        `json:"partition,omitempty"`
+	Rowtime      int          `json:"rowtime"`
+	Rows         bool         `json:"rows,omitempty"`
+	Unbounded    bool         `json:"unbounded,omitempty"`
+	Preceding    int64        `json:"preceding,omitempty"`
+	Aggs         []AggCall    `json:"aggs"`
+	OutputSchema types.Schema `json:"output_schema"`
+}
+
+var _ Spec = (*OverAggSpec)(nil)
+
+func (*OverAggSpec) Kind() string { return KindOverAggregate }
+func (*OverAggSpec) Inputs() int  { return 1 }
 
 // ValuesSpec is a bounded source of constant rows, as INSERT ... VALUES
 // produces. Each row holds one expression per column, already cast to the

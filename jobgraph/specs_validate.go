@@ -149,6 +149,33 @@ func (s *WindowAggSpec) Validate() error {
 	return checkAggs(s.Aggs, s.InputSchema)
 }
 
+func (s *OverAggSpec) Validate() error {
+	if err := checkColumns("partition", s.Partition, s.InputSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("rowtime", []int{s.Rowtime}, s.InputSchema); err != nil {
+		return err
+	}
+	if !s.InputSchema[s.Rowtime].Type.IsTimestamp() {
+		return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.Rowtime, s.InputSchema[s.Rowtime].Type)
+	}
+	if want := len(s.InputSchema) + len(s.Aggs); len(s.OutputSchema) != want {
+		return fmt.Errorf("%d output columns for %d input columns and %d aggregates", len(s.OutputSchema), len(s.InputSchema), len(s.Aggs))
+	}
+	if !s.Unbounded && s.Preceding < 0 {
+		return fmt.Errorf("negative frame offset %d", s.Preceding)
+	}
+	for i, a := range s.Aggs {
+		switch {
+		case a.Distinct || a.Filtered:
+			return fmt.Errorf("aggregate %d (%s): an OVER aggregate takes no DISTINCT or FILTER", i, a.Func)
+		case a.Func != AggCount && a.Func != AggSum && a.Func != AggAvg && a.Func != AggMin && a.Func != AggMax:
+			return fmt.Errorf("aggregate %d: %s is not an OVER aggregate (COUNT, SUM, AVG, MIN, MAX)", i, a.Func)
+		}
+	}
+	return checkAggs(s.Aggs, s.InputSchema)
+}
+
 // checkAggs checks each aggregate's function and argument column.
 func checkAggs(aggs []AggCall, in types.Schema) error {
 	for i, a := range aggs {

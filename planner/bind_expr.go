@@ -215,7 +215,13 @@ func resolve(pos ast.Pos, name string, args ...*expr.Expr) (*expr.Expr, error) {
 func bindCall(sc *scope, f *ast.FuncCall) (*expr.Expr, error) {
 	name := strings.ToUpper(f.FuncName())
 	if f.Over != nil || f.OverName != nil {
-		return nil, unsupported(f.Pos, "OVER windows")
+		if sc.over == nil {
+			return nil, unsupported(f.Pos, "an OVER aggregate outside the SELECT list")
+		}
+		if alias, ok := aggAliases[name]; ok {
+			name = alias
+		}
+		return sc.over.bind(sc, f, name)
 	}
 	if aggregates[name] {
 		switch {

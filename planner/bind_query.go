@@ -128,8 +128,12 @@ func (b *binder) bindValues(v *ast.Values) (node, error) {
 }
 
 func (b *binder) bindSelect(s *ast.Select) (node, error) {
-	if len(s.Windows) > 0 {
-		return nil, unsupported(s.Windows[0].Pos, "the WINDOW clause")
+	for i, w := range s.Windows {
+		for _, prev := range s.Windows[:i] {
+			if prev.Name.Name == w.Name.Name {
+				return nil, errorf(w.Name.Pos, "Duplicate window names not allowed")
+			}
+		}
 	}
 	if at := rowNumberItem(s); at >= 0 {
 		return b.bindRowNumber(s, at)
@@ -181,6 +185,8 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	// are bound; any makes the query an aggregation.
 	agg := &aggBinder{width: len(sc.cols)}
 	isc := sc.withAggs(agg)
+	over := &overBinder{aggs: aggBinder{width: len(sc.cols)}, windows: s.Windows, sc: sc, rowtime: rowtimeOf(in)}
+	isc.over = over
 	var exprs []*expr.Expr
 	var srcs []ast.Expr
 	var names []string
@@ -233,8 +239,19 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	for i, e := range exprs {
 		out[i] = types.Field{Name: names[i], Type: e.Type}
 	}
-	var n node = &projectNode{input: in, exprs: exprs, out: out}
 	aggregated := len(s.GroupBy) > 0 || having != nil || len(agg.calls) > 0
+	if len(over.aggs.calls) > 0 {
+		if aggregated {
+			return nil, unsupported(over.pos, "an OVER aggregate in a SELECT with GROUP BY or aggregates (aggregate in a subquery, then apply OVER to it)")
+		}
+		if len(in.schema()) != len(sc.cols) {
+			// NB: a correlated subquery's scope ends in the outer query's
+			// columns, which the placeholders would count.
+			return nil, unsupported(over.pos, "an OVER aggregate in a correlated subquery")
+		}
+		in = over.node(in)
+	}
+	var n node = &projectNode{input: in, exprs: exprs, out: out}
 	if aggregated {
 		if n, err = bindGroupBy(s, in, sc, agg, exprs, srcs, out, having, aggTTL.ttl); err != nil {
 			return nil, err

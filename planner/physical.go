@@ -112,6 +112,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.buildAgg(n)
 	case *rankNode:
 		return ph.buildRank(n)
+	case *overNode:
+		return ph.buildOver(n)
 	case *windowNode:
 		return nil, unsupported(n.pos, "a window function other than directly under GROUP BY window_start, window_end (a window aggregate)")
 	}

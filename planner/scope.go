@@ -27,6 +27,8 @@ type scope struct {
 	// nil where aggregates are not allowed, and noAgg then says why.
 	aggs  *aggBinder
 	noAgg string
+	// over collects the OVER aggregates of a SELECT list; nil elsewhere.
+	over *overBinder
 	// star, when set, lists the columns SELECT * shows, in order: a join
 	// USING columns shows each of them once (see bindUsing). merged maps
 	// the name of such a column to the one an unqualified reference means.
@@ -59,7 +61,7 @@ func (s *scope) withAggs(a *aggBinder) *scope {
 // withoutAggs returns s refusing aggregate calls with the message msg.
 func (s *scope) withoutAggs(msg string) *scope {
 	c := *s
-	c.aggs, c.noAgg = nil, msg
+	c.aggs, c.noAgg, c.over = nil, msg, nil
 	return &c
 }
 

@@ -1,0 +1,22 @@
+-- A late row: with one-row batches the watermark rises after every row
+-- (as in Flink when a watermark follows each record). 10:00:04 arrives
+-- after 10:00:05 but above the watermark (10:00:03) and is kept; 10:00:06
+-- arrives when the watermark is 10:00:07 and an unbounded frame drops it.
+-- compare: final
+SET 'parallelism.default' = '1';
+SET 'braid.exec.source.batch-size' = '1';
+CREATE TABLE ev (
+    k STRING,
+    v INT,
+    ts TIMESTAMP(3),
+    WATERMARK FOR ts AS ts - INTERVAL '2' SECOND
+);
+INSERT INTO ev VALUES
+    ('a', 1, TIMESTAMP '2025-05-01 10:00:01'),
+    ('a', 2, TIMESTAMP '2025-05-01 10:00:05'),
+    ('a', 3, TIMESTAMP '2025-05-01 10:00:04'),
+    ('a', 4, TIMESTAMP '2025-05-01 10:00:09'),
+    ('a', 5, TIMESTAMP '2025-05-01 10:00:06'),
+    ('a', 6, TIMESTAMP '2025-05-01 10:00:10');
+SELECT k, ts, v, SUM(v) OVER (PARTITION BY k ORDER BY ts ROWS UNBOUNDED PRECEDING) AS s
+FROM ev;
