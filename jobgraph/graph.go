@@ -111,6 +111,10 @@ type Session struct {
 	// subtask that emits no row for this long is idle, and its watermark
 	// holds back no one downstream until it emits again; 0 never.
 	SourceIdleTimeout time.Duration
+	// Batch is execution.runtime-mode = batch: the planner read only
+	// bounded tables and ended each query in a BatchSortSpec, so the job
+	// emits its final result, insert-only, once its inputs end.
+	Batch bool
 }
 
 // SavepointRestore names the savepoint a job's first attempt restores

@@ -39,6 +39,7 @@ var specKinds = struct {
 	KindGroupAggregate:    func() Spec { return &GroupAggSpec{} },
 	KindWindowAggregate:   func() Spec { return &WindowAggSpec{} },
 	KindRank:              func() Spec { return &RankSpec{} },
+	KindBatchSort:         func() Spec { return &BatchSortSpec{} },
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
