@@ -119,6 +119,10 @@ type Session struct {
 	// 0 emits every rise at once. ResolveSession defaults it to
 	// DefaultAutoWatermarkInterval; a Session built by hand has 0.
 	AutoWatermarkInterval time.Duration
+	// Batch is execution.runtime-mode = batch: the planner read only
+	// bounded tables and ended each query in a BatchSortSpec, so the job
+	// emits its final result, insert-only, once its inputs end.
+	Batch bool
 }
 
 // DefaultAutoWatermarkInterval is pipeline.auto-watermark-interval when

@@ -39,7 +39,7 @@ func testGraph() *Graph {
 		Checkpoint: CheckpointConfig{Interval: 5 * time.Second, Timeout: time.Minute, MaxConcurrent: 1, NumRetained: 2, Dir: "/ck"},
 		Restart: RestartStrategy{Type: RestartExponentialDelay, Attempts: InfiniteAttempts, Delay: time.Second, MaxDelay: time.Minute,
 			BackoffMultiplier: 1.5, ResetBackoffThreshold: time.Hour, JitterFactor: 0.1},
-		Session:   Session{TimeZone: "Asia/Shanghai", MaxStringBytes: 1 << 20, SourceBatchRows: 16, SourceIdleTimeout: 1500 * time.Millisecond, AutoWatermarkInterval: 50 * time.Millisecond},
+		Session:   Session{TimeZone: "Asia/Shanghai", MaxStringBytes: 1 << 20, SourceBatchRows: 16, SourceIdleTimeout: 1500 * time.Millisecond, AutoWatermarkInterval: 50 * time.Millisecond, Batch: true},
 		Savepoint: SavepointRestore{Path: "/sp/savepoint-3", IgnoreUnclaimedState: true},
 	}
 }

@@ -39,6 +39,13 @@ const (
 	maxMaxParallelism     = types.UpperBoundMaxParallelism
 )
 
+// The values of execution.runtime-mode Braid runs (Flink's AUTOMATIC is
+// refused).
+const (
+	RuntimeModeStreaming = "streaming"
+	RuntimeModeBatch     = "batch"
+)
+
 // knownOptions maps every key a session may SET to the check of its value.
 // Braid refuses other keys: a misspelt option silently ignored is a job
 // that runs without the checkpoints its author asked for. No prefix is
@@ -65,7 +72,7 @@ var knownOptions = map[string]func(key, v string) error{
 	OptStateTTL:           duration(0),
 	OptSourceIdle:         duration(0),
 	OptAutoWatermark:      duration(0),
-	OptRuntimeMode:        oneOf("streaming"),
+	OptRuntimeMode:        oneOf(RuntimeModeStreaming, RuntimeModeBatch),
 	OptDMLSync:            oneOf("true", "false"),
 	OptResultMode:         oneOf("table", "tableau", "changelog"),
 	OptMaxColumnWidth:     intRange(1, 1<<20),

@@ -367,6 +367,12 @@ func ResolveSession(settings map[string]string) (Session, error) {
 		}
 		s.SourceBatchRows, _ = strconv.Atoi(strings.TrimSpace(v))
 	}
+	if v, ok := settings[OptRuntimeMode]; ok {
+		if err := oneOf(RuntimeModeStreaming, RuntimeModeBatch)(OptRuntimeMode, v); err != nil {
+			return Session{}, err
+		}
+		s.Batch = strings.EqualFold(strings.TrimSpace(v), RuntimeModeBatch)
+	}
 	if err := s.Validate(); err != nil {
 		return Session{}, err
 	}

@@ -162,7 +162,9 @@ func TestCheckOption(t *testing.T) {
 		{"restart-strategy.fixed-delay.delay", "1 fortnight", "invalid value '1 fortnight' for 'restart-strategy.fixed-delay.delay'"},
 		{"parallelism.default", "0", "invalid value '0' for 'parallelism.default': it must be an integer from 1 to 32768"},
 		{"table.dml-sync", "yes", "invalid value 'yes' for 'table.dml-sync': use true or false"},
-		{"execution.runtime-mode", "batch", "invalid value 'batch' for 'execution.runtime-mode': use streaming"},
+		{"execution.runtime-mode", "batch", ""},
+		{"execution.runtime-mode", "Streaming", ""},
+		{"execution.runtime-mode", "automatic", "invalid value 'automatic' for 'execution.runtime-mode': use streaming or batch"},
 		{"braid.exec.source.batch-size", "1", ""},
 		{"braid.exec.source.batch-size", "0", "invalid value '0' for 'braid.exec.source.batch-size': it must be an integer from 1 to 65536"},
 	} {
@@ -233,6 +235,12 @@ func TestResolveSession(t *testing.T) {
 	if _, err := ResolveSession(map[string]string{OptSourceBatchSize: "65537"}); err == nil ||
 		!strings.Contains(err.Error(), "from 1 to 65536") {
 		t.Errorf("batch size too large: %v", err)
+	}
+	if s, err := ResolveSession(map[string]string{OptRuntimeMode: " BATCH"}); !s.Batch || err != nil {
+		t.Errorf("batch mode: %+v, %v", s, err)
+	}
+	if s, err := ResolveSession(map[string]string{OptRuntimeMode: "streaming"}); s.Batch || err != nil {
+		t.Errorf("streaming mode: %+v, %v", s, err)
 	}
 	if sp := ResolveSavepointRestore(map[string]string{OptSavepointPath: "/sp", OptSavepointIgnore: "True"}); sp != (SavepointRestore{Path: "/sp", IgnoreUnclaimedState: true}) {
 		t.Errorf("savepoint %+v", sp)

@@ -100,6 +100,9 @@ func (g *Graph) Proto() (*braidv1.JobGraph, error) {
 	if n := g.Session.SourceBatchRows; n > 0 {
 		pg.Config[OptSourceBatchSize] = strconv.Itoa(n)
 	}
+	if g.Session.Batch {
+		pg.Config[OptRuntimeMode] = RuntimeModeBatch
+	}
 	if p := g.Savepoint.Path; p != "" {
 		pg.Config[OptSavepointPath] = p
 		if g.Savepoint.IgnoreUnclaimedState {

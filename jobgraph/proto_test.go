@@ -39,7 +39,7 @@ func TestProtoRoundTrip(t *testing.T) {
 		t.Fatal("the wire form changed on a second trip")
 	}
 	want := map[string]string{OptLocalTimeZone: "Asia/Shanghai", OptSavepointPath: "/sp/savepoint-3", OptSavepointIgnore: "true",
-		OptMaxStringBytes: "1048576", OptSourceBatchSize: "16", OptSourceIdle: "1500 ms", OptAutoWatermark: "50 ms"}
+		OptMaxStringBytes: "1048576", OptSourceBatchSize: "16", OptSourceIdle: "1500 ms", OptAutoWatermark: "50 ms", OptRuntimeMode: "batch"}
 	if !reflect.DeepEqual(pg.Config, want) {
 		t.Errorf("config %v, want %v", pg.Config, want)
 	}

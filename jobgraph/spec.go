@@ -40,6 +40,7 @@ var specKinds = struct {
 	KindWindowAggregate:   func() Spec { return &WindowAggSpec{} },
 	KindRank:              func() Spec { return &RankSpec{} },
 	KindOverAggregate:     func() Spec { return &OverAggSpec{} },
+	KindBatchSort:         func() Spec { return &BatchSortSpec{} },
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },

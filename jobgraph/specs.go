@@ -31,6 +31,7 @@ const (
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
 	KindOverAggregate     = "over_aggregate"     // OverAggSpec
+	KindBatchSort         = "batch_sort"         // BatchSortSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -276,6 +277,32 @@ var _ Spec = (*RankSpec)(nil)
 
 func (*RankSpec) Kind() string { return KindRank }
 func (*RankSpec) Inputs() int  { return 1 }
+
+// BatchSortSpec configures the end of a batch-mode query
+// (execution.runtime-mode = batch): it applies its input changelog to the
+// result (+I and +U add a row, -U and -D remove an equal one) and, once
+// every input has ended, emits the final rows as +I, sorted by OrderBy
+// when there is one, skipping the first Offset and keeping at most Limit
+// (0: all). With neither OrderBy nor a limit it may run at any
+// parallelism, behind a HASH edge on every column; otherwise on one
+// subtask behind a SINGLE edge, so the order is global.
+type BatchSortSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	OrderBy     []SortKey    `json:"order_by,omitempty"`
+	Limit       int64        `json:"limit,omitempty"`
+	Offset      int64        `json:"offset,omitempty"`
+}
+
+var _ Spec = (*BatchSortSpec)(nil)
+
+func (*BatchSortSpec) Kind() string { return KindBatchSort }
+func (*BatchSortSpec) Inputs() int  { return 1 }
+
+// Global reports whether the spec needs all rows on one subtask: it
+// sorts, skips or cuts.
+func (s *BatchSortSpec) Global() bool {
+	return len(s.OrderBy) > 0 || s.Limit > 0 || s.Offset > 0
+}
 
 // WatermarkAssignerSpec generates the watermarks of a table with a
 // WATERMARK FOR declaration. Rows pass through unchanged; a NULL rowtime

@@ -230,6 +230,21 @@ func (s *RankSpec) Validate() error {
 	return nil
 }
 
+func (s *BatchSortSpec) Validate() error {
+	if s.Limit < 0 || s.Offset < 0 {
+		return fmt.Errorf("limit %d and offset %d must not be negative", s.Limit, s.Offset)
+	}
+	if len(s.InputSchema) == 0 {
+		return errors.New("no input column")
+	}
+	for _, k := range s.OrderBy {
+		if err := checkColumns("sort", []int{k.Col}, s.InputSchema); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (s *WatermarkAssignerSpec) Validate() error {
 	if err := checkColumns("rowtime", []int{s.Rowtime}, s.InputSchema); err != nil {
 		return err

@@ -115,6 +115,10 @@ func (g *Graph) validateVertex(v *Vertex, uids map[string]string) error {
 			// client; several subtasks would interleave several streams.
 			return bad("%s is a collect sink and must run at parallelism 1, not %d", where, v.Parallelism)
 		}
+		if bs, ok := op.Spec.(*BatchSortSpec); ok && bs.Global() && v.Parallelism != 1 {
+			// NB: a sort, OFFSET or LIMIT is over the whole result.
+			return bad("%s sorts or limits the whole result and must run at parallelism 1, not %d", where, v.Parallelism)
+		}
 		if op.UID != "" {
 			here := fmt.Sprintf("vertex %d %s", v.ID, where)
 			if other, dup := uids[op.UID]; dup {

@@ -720,7 +720,9 @@ func (x *execution) query(ctx context.Context, st *ast.QueryStmt) error {
 	// waits: SubmitJob may deliver rows, or the end of a job that failed to
 	// deploy, before it returns.
 	g.JobID = NewJobID()
-	schema := &braidv1.ResultSchema{Changelog: true, JobId: g.JobID, TimeZone: g.Session.TimeZone}
+	// NB: a batch-mode query's result is insert-only and final: the client
+	// prints it as Flink's batch mode does, without the op column.
+	schema := &braidv1.ResultSchema{Changelog: !g.Session.Batch, JobId: g.JobID, TimeZone: g.Session.TimeZone}
 	for _, f := range plan.Result {
 		schema.Columns = append(schema.Columns, &braidv1.ResultColumn{Name: f.Name, Type: f.Type.String()})
 	}

@@ -27,6 +27,9 @@ type binder struct {
 	// database of the view being expanded, as Flink expands a view's query
 	// with its own names qualified. Empty: the session's current database.
 	database string
+	// batch is execution.runtime-mode = batch: ORDER BY, LIMIT and OFFSET
+	// bind into a sortNode over the whole result.
+	batch bool
 }
 
 // bindQuery binds a query into a logical plan whose output columns carry the
@@ -34,6 +37,9 @@ type binder struct {
 func (b *binder) bindQuery(q *ast.Query) (node, error) {
 	if len(q.With) > 0 {
 		return b.bindWith(q)
+	}
+	if b.batch && (len(q.OrderBy) > 0 || q.Limit != nil || q.Offset != nil) {
+		return b.bindSort(q)
 	}
 	if len(q.OrderBy) > 0 || q.Limit != nil {
 		return b.bindTopN(q)

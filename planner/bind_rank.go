@@ -54,6 +54,27 @@ func (b *binder) bindTopN(q *ast.Query) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	in, order, keep, names, err := b.bindOrderBy(q)
+	if err != nil {
+		return nil, err
+	}
+	return &rankNode{pos: q.OrderBy[0].Pos, input: in, order: order, limit: limit, keep: keep,
+		out: append(types.Schema{}, in.schema()[:keep]...), names: names}, nil
+}
+
+// bindOrderBy binds q's body for its ORDER BY: the input node, whose first
+// keep columns are the query's output and whose later ones are the ORDER BY
+// items that are not output columns (a plain SELECT computes them as
+// hidden columns), the sort keys over it, and the SQL text of each key.
+// With no ORDER BY it binds the body alone.
+func (b *binder) bindOrderBy(q *ast.Query) (in node, order []jobgraph.SortKey, keep int, names []string, err error) {
+	if len(q.OrderBy) == 0 {
+		in, err = b.bindQueryExpr(q.Body)
+		if err != nil {
+			return nil, nil, 0, nil, err
+		}
+		return in, nil, len(in.schema()), nil, nil
+	}
 	// Each ORDER BY item names an output column, or, in a plain SELECT, is
 	// computed as a hidden column after the selected ones.
 	var outNames []string
@@ -67,7 +88,7 @@ func (b *binder) bindTopN(q *ast.Query) (node, error) {
 	if sel != nil {
 		visible, err := b.bindQueryExpr(q.Body)
 		if err != nil {
-			return nil, err
+			return nil, nil, 0, nil, err
 		}
 		outNames = visible.schema().Names()
 		for i, item := range q.OrderBy {
@@ -85,29 +106,27 @@ func (b *binder) bindTopN(q *ast.Query) (node, error) {
 			body = &c
 		}
 	}
-	in, err := b.bindQueryExpr(body)
+	in, err = b.bindQueryExpr(body)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, nil, err
 	}
-	keep := len(in.schema()) - len(hidden)
+	keep = len(in.schema()) - len(hidden)
 	if sel == nil {
 		outNames = in.schema().Names()
 		for i, item := range q.OrderBy {
 			if cols[i] = outputColumn(item.Expr, outNames); cols[i] < 0 {
-				return nil, errorf(item.Pos, "ORDER BY %s must name an output column of this query", item.Expr)
+				return nil, nil, 0, nil, errorf(item.Pos, "ORDER BY %s must name an output column of this query", item.Expr)
 			}
 		}
 	}
-	order, err := sortKeys(q.OrderBy, cols, in.schema())
+	order, err = sortKeys(q.OrderBy, cols, in.schema())
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, nil, err
 	}
-	var names []string
 	for _, o := range q.OrderBy {
 		names = append(names, o.Expr.String())
 	}
-	return &rankNode{pos: q.OrderBy[0].Pos, input: in, order: order, limit: limit, keep: keep,
-		out: append(types.Schema{}, in.schema()[:keep]...), names: names}, nil
+	return in, order, keep, names, nil
 }
 
 // outputColumn is the output column an ORDER BY item names by its name, or -1.

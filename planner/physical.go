@@ -23,6 +23,10 @@ type physical struct {
 	// reuse shares the sources of a statement set's INSERTs; nil for one
 	// statement.
 	reuse *sourceReuse
+	// batch is execution.runtime-mode = batch: every table is read to its
+	// current end, an unbounded one is refused, and results end in a
+	// BatchSort (finalResult).
+	batch bool
 }
 
 func op(name string, spec jobgraph.Spec) *jobgraph.Operator {
@@ -114,6 +118,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.buildRank(n)
 	case *overNode:
 		return ph.buildOver(n)
+	case *sortNode:
+		return ph.buildSort(n)
 	case *windowNode:
 		return nil, unsupported(n.pos, "a window function other than directly under GROUP BY window_start, window_end (a window aggregate)")
 	}
@@ -166,7 +172,11 @@ func (ph *physical) mergeCalc(s *stream, merged *jobgraph.CalcSpec) *stream {
 }
 
 func (ph *physical) buildScan(n *scanNode) (*stream, error) {
-	src, maxPar, err := ph.p.Connectors.SourceSpec(n.table, !ph.p.Options.Follow)
+	if err := ph.checkBatchSource(n); err != nil {
+		return nil, err
+	}
+	boundedScan := ph.batch || !ph.p.Options.Follow
+	src, maxPar, err := ph.p.Connectors.SourceSpec(n.table, boundedScan)
 	if err != nil {
 		return nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("table %s.%s cannot be read: %v", n.table.Database, n.table.Name, err)}
 	}
@@ -175,9 +185,9 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		par = maxPar
 	}
 	name := "Source: " + n.table.Name
-	s := ph.reuse.source(ph.b, n.table, src, par, n.phys, sourceBounded(n, !ph.p.Options.Follow))
+	s := ph.reuse.source(ph.b, n.table, src, par, n.phys, sourceBounded(n, boundedScan))
 	if s == nil {
-		s = ph.b.source(name, par, op(name, src), n.phys, sourceBounded(n, !ph.p.Options.Follow))
+		s = ph.b.source(name, par, op(name, src), n.phys, sourceBounded(n, boundedScan))
 		ph.reuse.add(n.table, src, par, s.vertex)
 	}
 	if keys := upsertKeys(n.table, n.phys); keys != nil {

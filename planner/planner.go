@@ -107,9 +107,22 @@ func resultOrder(n node) []ResultSortKey {
 	return out
 }
 
+// binder starts binding one statement in the session's runtime mode.
+func (p *Planner) binder(ctx context.Context) *binder {
+	return &binder{ctx: ctx, catalog: p.Catalog, batch: p.batch()}
+}
+
+// batch reports whether the session runs in batch mode
+// (execution.runtime-mode = batch). A bad value counts as streaming here;
+// resolveJobOptions refuses it.
+func (p *Planner) batch() bool {
+	s, err := jobgraph.ResolveSession(p.Options.Config)
+	return err == nil && s.Batch
+}
+
 // PlanQuery plans a SELECT whose rows stream back to the client.
 func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Plan, error) {
-	b := &binder{ctx: ctx, catalog: p.Catalog}
+	b := p.binder(ctx)
 	n, err := b.bindQuery(q)
 	if err != nil {
 		return nil, err
@@ -122,6 +135,7 @@ func (p *Planner) PlanQuery(ctx context.Context, q *ast.Query, sql string) (*Pla
 	if err != nil {
 		return nil, err
 	}
+	s = ph.finalResult(s)
 	ph.b.chain(s, 1, op("Collect", &jobgraph.CollectSpec{Schema: s.schema}), s.schema)
 	plan, err := p.finish(ph, s, n.schema())
 	if err != nil {
@@ -321,7 +335,7 @@ func (p *Planner) planInsert(ctx context.Context, ph *physical, ins *ast.InsertS
 	if target.IsView() {
 		return nil, nil, errorf(ins.Table.Pos, "view %s cannot be written: INSERT INTO takes a table", qualified(target))
 	}
-	b := &binder{ctx: ctx, catalog: p.Catalog}
+	b := p.binder(ctx)
 	n, err := b.bindQuery(ins.Query)
 	if err != nil {
 		return nil, nil, err
@@ -344,6 +358,7 @@ func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.
 	if err != nil {
 		return nil, err
 	}
+	s = ph.finalResult(s)
 	if s.changes != "" && (target.Managed() || target.Connector() == "kafka") && len(target.PrimaryKey) == 0 {
 		// NB: normalize emits deletes as well as updates, a join passes its
 		// inputs' kinds through, and a group aggregate deletes only when
@@ -456,7 +471,7 @@ func (p *Planner) physical(ctx context.Context, sql string) (*physical, error) {
 	}
 	b := newGraphBuilder("collect", maxPar)
 	b.g.SQL = sql
-	return &physical{ctx: ctx, p: p, b: b, parallelism: par}, nil
+	return &physical{ctx: ctx, p: p, b: b, parallelism: par, batch: p.batch()}, nil
 }
 
 func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, error) {

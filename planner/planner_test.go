@@ -37,7 +37,8 @@ func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 	return &jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}, nil
 }
 
-// TestPlanner runs testdata/*.txt: "exec" creates tables and views, "plan" prints the
+// TestPlanner runs testdata/*.txt: "exec" creates tables and views and
+// sets session options (SET), "plan" prints the
 // job graph and result columns of a SELECT or INSERT, or the error.
 func TestPlanner(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
@@ -56,6 +57,15 @@ func TestPlanner(t *testing.T) {
 			for _, st := range stmts {
 				switch d.Cmd {
 				case "exec":
+					if set, ok := st.(*ast.SetStmt); ok {
+						if err := jobgraph.CheckOption(set.Option.Key, set.Option.Value); err != nil {
+							fmt.Fprintf(&out, "error: %v\n", err)
+							continue
+						}
+						p.Options.Config[set.Option.Key] = set.Option.Value
+						fmt.Fprintf(&out, "set %s = %s\n", set.Option.Key, set.Option.Value)
+						continue
+					}
 					if cv, ok := st.(*ast.CreateViewStmt); ok {
 						v, err := p.BuildView(context.Background(), cv, catalog.DefaultDatabase, 1)
 						if err != nil {
@@ -70,7 +80,7 @@ func TestPlanner(t *testing.T) {
 					}
 					ct, ok := st.(*ast.CreateTableStmt)
 					if !ok {
-						t.Fatalf("exec takes CREATE TABLE or CREATE VIEW, got %T", st)
+						t.Fatalf("exec takes CREATE TABLE, CREATE VIEW or SET, got %T", st)
 					}
 					tbl, err := BuildTable(ct, catalog.DefaultDatabase, 1)
 					if err != nil {

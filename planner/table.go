@@ -170,7 +170,7 @@ func (p *Planner) planCreateTableAs(ctx context.Context, ph *physical, s *ast.Cr
 	case s.Like != nil:
 		return nil, nil, unsupported(s.Like.Pos, "CREATE TABLE ... LIKE")
 	}
-	b := &binder{ctx: ctx, catalog: p.Catalog}
+	b := p.binder(ctx)
 	n, err := b.bindQuery(s.AsQuery)
 	if err != nil {
 		return nil, nil, err

@@ -14,7 +14,7 @@ import (
 // db: its query as SQL text and its columns, named by the statement's
 // column list when it has one.
 func (p *Planner) BuildView(ctx context.Context, st *ast.CreateViewStmt, db string, createdUnixMs int64) (*catalog.Table, error) {
-	b := &binder{ctx: ctx, catalog: p.Catalog}
+	b := p.binder(ctx)
 	n, err := b.bindQuery(st.Query)
 	if err != nil {
 		return nil, err
