@@ -306,4 +306,3 @@ func BenchmarkBatchSort(b *testing.B) {
 		})
 	}
 }
-
