@@ -42,6 +42,7 @@ var specKinds = struct {
 	KindOverAggregate:     func() Spec { return &OverAggSpec{} },
 	KindBatchSort:         func() Spec { return &BatchSortSpec{} },
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
+	KindExpand:            func() Spec { return &ExpandSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },

@@ -27,6 +27,7 @@ const (
 	KindJoinTemporal      = "join_temporal"      // TemporalJoinSpec
 	KindRank              = "rank"               // RankSpec
 	KindReplicate         = "replicate"          // ReplicateSpec
+	KindExpand            = "expand"             // ExpandSpec
 	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
@@ -178,6 +179,26 @@ var _ Spec = (*ReplicateSpec)(nil)
 
 func (*ReplicateSpec) Kind() string { return KindReplicate }
 func (*ReplicateSpec) Inputs() int  { return 1 }
+
+// ExpandSpec emits each input row once per grouping set, with the row's
+// kind: copy i has the columns Sets[i] set to NULL and a last BIGINT NOT
+// NULL column $e holding i. It is Flink's Expand under GROUPING SETS,
+// ROLLUP and CUBE; the aggregate after it groups by the keys and $e. The
+// output is Schema then $e.
+type ExpandSpec struct {
+	Schema types.Schema `json:"schema"`
+	Sets   [][]int      `json:"sets"`
+}
+
+var _ Spec = (*ExpandSpec)(nil)
+
+func (*ExpandSpec) Kind() string { return KindExpand }
+func (*ExpandSpec) Inputs() int  { return 1 }
+
+// OutputSchema is Schema then the $e column.
+func (s *ExpandSpec) OutputSchema() types.Schema {
+	return append(append(types.Schema{}, s.Schema...), types.Field{Name: "$e", Type: types.BigInt.WithNullable(false)})
+}
 
 // Aggregate functions of AggCall.Func.
 const (

@@ -111,6 +111,27 @@ func (s *ReplicateSpec) Validate() error {
 	return nil
 }
 
+// maxExpandSets bounds the copies an Expand makes of each row: a CUBE of
+// 12 keys has 4096 sets, more than any real query groups by.
+const maxExpandSets = 4096
+
+func (s *ExpandSpec) Validate() error {
+	if len(s.Sets) == 0 || len(s.Sets) > maxExpandSets {
+		return fmt.Errorf("%d grouping sets, want 1 to %d", len(s.Sets), maxExpandSets)
+	}
+	for _, set := range s.Sets {
+		if err := checkColumns("grouping set", set, s.Schema); err != nil {
+			return err
+		}
+		for _, c := range set {
+			if !s.Schema[c].Type.Nullable() {
+				return fmt.Errorf("grouping set column %d is NOT NULL", c)
+			}
+		}
+	}
+	return nil
+}
+
 func (s *GroupAggSpec) Validate() error {
 	if err := checkColumns("group key", s.Keys, s.InputSchema); err != nil {
 		return err

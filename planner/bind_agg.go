@@ -37,6 +37,10 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 		"STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
 	case "COLLECT":
 		return nil, unsupported(f.Pos, "COLLECT, whose result is a MULTISET,")
+	case "GROUPING", "GROUPING_ID":
+		return a.bindGrouping(sc, f, name)
+	case "GROUP_ID":
+		return nil, unsupported(f.Pos, "GROUP_ID()")
 	default:
 		return nil, unsupported(f.Pos, "aggregate function "+name)
 	}
@@ -122,6 +126,42 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 	return expr.Column(a.width+i, t), nil
 }
 
+// bindGrouping binds GROUPING(e, ...) or GROUPING_ID(e, ...): BIGINT NOT
+// NULL, a bit per argument that is 1 where the row's grouping set leaves
+// the argument out. bindGroupBy checks that the arguments are GROUP BY
+// keys and computes the value from the grouping set.
+func (a *aggBinder) bindGrouping(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, error) {
+	switch {
+	case f.Star || f.Distinct || f.Filter != nil:
+		return nil, errorf(f.Pos, "%s takes neither *, DISTINCT nor FILTER", name)
+	case len(f.Args) == 0:
+		return nil, errorf(f.Pos, "invalid number of arguments to function '%s': 0", name)
+	case len(f.Args) > 63:
+		return nil, errorf(f.Pos, "%s takes at most 63 arguments", name)
+	}
+	inner := sc.withoutAggs("Aggregate expressions cannot be nested")
+	call := aggCall{fn: name, typ: types.BigInt.WithNullable(false), src: f}
+	key := name + "("
+	for _, arg := range f.Args {
+		e, err := bindExpr(inner, arg)
+		if err != nil {
+			return nil, err
+		}
+		call.more = append(call.more, e)
+		key += " " + canonical(e)
+	}
+	i, ok := a.index[key]
+	if !ok {
+		if a.index == nil {
+			a.index = map[string]int{}
+		}
+		i = len(a.calls)
+		a.index[key] = i
+		a.calls = append(a.calls, call)
+	}
+	return expr.Column(a.width+i, call.typ), nil
+}
+
 // spec is c as an operator's AggCall; col gives the input column of an
 // argument or filter, adding it to the aggregate's input as needed.
 func (c aggCall) spec(col func(*expr.Expr) int) jobgraph.AggCall {
@@ -204,35 +244,42 @@ var groupWindows = map[string]bool{"TUMBLE": true, "HOP": true, "SESSION": true,
 // holds the syntax each of exprs came from, for error positions.
 func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*expr.Expr, srcs []ast.Expr, out types.Schema, having *expr.Expr, ttl *time.Duration) (node, error) {
 	gsc := sc.withoutAggs("Aggregate expression is illegal in GROUP BY clause")
-	var keys []*expr.Expr
-	var keyNames []string
-	keyIdx := map[string]int{}
 	for _, g := range s.GroupBy {
 		switch g := g.(type) {
 		case *ast.GroupingSets:
-			return nil, unsupported(g.Pos, g.Kind)
+			if _, ok := in.(*windowNode); ok {
+				return nil, unsupported(g.Pos, g.Kind+" in a window aggregate")
+			}
 		case *ast.FuncCall:
 			if name := strings.ToUpper(g.FuncName()); groupWindows[name] {
 				return nil, unsupported(g.Pos, "the group window function "+name+" in GROUP BY")
 			}
 		}
-		k, err := bindExpr(gsc, g)
-		if err != nil {
+	}
+	gk, err := bindGroupKeys(gsc, s.GroupBy)
+	if err != nil {
+		return nil, err
+	}
+	keys, keyNames, keyIdx := gk.keys, gk.names, gk.index
+	calls, grouping, newIndex := splitGroupingCalls(agg.calls)
+	groupingArgs := make([][]int, len(grouping))
+	for i, c := range grouping {
+		if groupingArgs[i], err = gk.groupingArgs(c); err != nil {
 			return nil, err
 		}
-		c := canonical(k)
-		if _, dup := keyIdx[c]; dup {
-			continue
-		}
-		keyIdx[c] = len(keys)
-		name := fmt.Sprintf("$f%d", len(keys))
-		if ref, ok := g.(*ast.ColumnRef); ok {
-			name = ref.Parts[len(ref.Parts)-1].Name
-		}
-		keys = append(keys, k)
-		keyNames = append(keyNames, name)
 	}
-	r := newAggRewriter(agg.width, keys, keyIdx)
+	for i := range exprs {
+		exprs[i] = renumberPlaceholders(exprs[i], agg.width, newIndex)
+	}
+	having = renumberPlaceholders(having, agg.width, newIndex)
+	rkeys := keys
+	expanded := gk.expanded()
+	if expanded {
+		// NB: $e is a key the rewriter never matches; it only shifts the
+		// aggregates' columns past it.
+		rkeys = append(append([]*expr.Expr{}, keys...), nil)
+	}
+	r := newAggRewriter(agg.width, rkeys, keyIdx)
 	for i, e := range exprs {
 		ne, col := r.rewrite(e)
 		if col >= 0 {
@@ -247,11 +294,29 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		}
 		having = h
 	}
-	n := &aggNode{input: in, keys: keys, calls: agg.calls, ttl: ttl}
+	if len(grouping) > 0 {
+		eCol := -1
+		if expanded {
+			eCol = len(keys)
+		}
+		sub := make([]*expr.Expr, len(grouping))
+		for i := range grouping {
+			sub[i] = gk.groupingExpr(groupingArgs[i], eCol)
+		}
+		from := len(rkeys) + len(calls)
+		for i := range exprs {
+			exprs[i] = substituteColumns(exprs[i], from, sub)
+		}
+		having = substituteColumns(having, from, sub)
+	}
+	if expanded {
+		return bindExpandedGroupBy(gk, in, calls, exprs, out, having, ttl), nil
+	}
+	n := &aggNode{input: in, keys: keys, calls: calls, ttl: ttl}
 	for i, k := range keys {
 		n.out = append(n.out, types.Field{Name: keyNames[i], Type: k.Type})
 	}
-	for i, c := range agg.calls {
+	for i, c := range calls {
 		n.out = append(n.out, types.Field{Name: fmt.Sprintf("$agg%d", i), Type: c.typ})
 	}
 	n.out = uniquifySchema(n.out)
@@ -300,7 +365,9 @@ type aggRewriter struct {
 func newAggRewriter(width int, keys []*expr.Expr, keyIdx map[string]int) *aggRewriter {
 	r := &aggRewriter{width: width, keys: keys, keyIdx: keyIdx, keySizes: map[int]bool{}, sizes: treeSizes{}}
 	for _, k := range keys {
-		r.keySizes[treeSize(k)] = true
+		if k != nil {
+			r.keySizes[treeSize(k)] = true
+		}
 	}
 	return r
 }

@@ -15,6 +15,7 @@ var aggregates = map[string]bool{
 	"LISTAGG": true, "COLLECT": true, "FIRST_VALUE": true, "LAST_VALUE": true,
 	"STDDEV_POP": true, "STDDEV_SAMP": true, "VAR_POP": true, "VAR_SAMP": true,
 	"STDDEV": true, "VARIANCE": true,
+	"GROUPING": true, "GROUPING_ID": true, "GROUP_ID": true,
 }
 
 // bindExpr types an expression against the columns of sc.

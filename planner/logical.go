@@ -111,8 +111,11 @@ type aggCall struct {
 	distinct bool
 	filter   *expr.Expr
 	sep      *string
-	// more are COUNT's further arguments, COUNT(a, b).
+	// more are COUNT's further arguments, COUNT(a, b), and the arguments
+	// of GROUPING and GROUPING_ID.
 	more []*expr.Expr
+	// src is the call's syntax, for error positions.
+	src *ast.FuncCall
 }
 
 func (n *scanNode) schema() types.Schema    { return n.out }

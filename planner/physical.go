@@ -107,6 +107,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.buildUnion(n)
 	case *semiJoinNode:
 		return ph.buildSemi(n)
+	case *expandNode:
+		return ph.buildExpand(n)
 	case *replicateNode:
 		return ph.buildReplicate(n)
 	case *aggNode:
