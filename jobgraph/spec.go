@@ -43,6 +43,7 @@ var specKinds = struct {
 	KindBatchSort:         func() Spec { return &BatchSortSpec{} },
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindExpand:            func() Spec { return &ExpandSpec{} },
+	KindSinkMaterialize:   func() Spec { return &SinkMaterializeSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },

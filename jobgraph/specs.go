@@ -28,6 +28,7 @@ const (
 	KindRank              = "rank"               // RankSpec
 	KindReplicate         = "replicate"          // ReplicateSpec
 	KindExpand            = "expand"             // ExpandSpec
+	KindSinkMaterialize   = "sink_materialize"   // SinkMaterializeSpec
 	KindKafkaSource       = "kafka_source"       // KafkaSourceSpec (source)
 	KindKafkaSink         = "kafka_sink"         // KafkaSinkSpec (sink)
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
@@ -199,6 +200,28 @@ func (*ExpandSpec) Inputs() int  { return 1 }
 func (s *ExpandSpec) OutputSchema() types.Schema {
 	return append(append(types.Schema{}, s.Schema...), types.Field{Name: "$e", Type: types.BigInt.WithNullable(false)})
 }
+
+// SinkMaterializeSpec is Flink's SinkUpsertMaterializer, between an
+// updating stream and an upsert sink whose primary key (Keys) is not a key
+// of the stream: per sink key it keeps the rows the stream has added and not
+// retracted, in arrival order, and emits the latest as the key's row, so a
+// retraction of an older row changes nothing and one of the latest brings
+// the one before it back. UpsertKey, when set, is a unique key of the
+// stream: an added row replaces the stored row with the same UpsertKey
+// values, and a retraction removes that row, whatever its other columns
+// hold. The input arrives hashed on Keys; the output has Schema, with +I,
+// +U and -D rows. TTLMs drops a key's rows that long after its last write.
+type SinkMaterializeSpec struct {
+	Schema    types.Schema `json:"schema"`
+	Keys      []int        `json:"keys"`
+	UpsertKey []int        `json:"upsert_key,omitempty"`
+	TTLMs     int64        `json:"ttl_ms,omitempty"`
+}
+
+var _ Spec = (*SinkMaterializeSpec)(nil)
+
+func (*SinkMaterializeSpec) Kind() string { return KindSinkMaterialize }
+func (*SinkMaterializeSpec) Inputs() int  { return 1 }
 
 // Aggregate functions of AggCall.Func.
 const (

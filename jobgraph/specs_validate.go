@@ -132,6 +132,19 @@ func (s *ExpandSpec) Validate() error {
 	return nil
 }
 
+func (s *SinkMaterializeSpec) Validate() error {
+	if len(s.Keys) == 0 {
+		return errors.New("no key columns")
+	}
+	if s.TTLMs < 0 {
+		return fmt.Errorf("negative TTL %d ms", s.TTLMs)
+	}
+	if err := checkColumns("key", s.Keys, s.Schema); err != nil {
+		return err
+	}
+	return checkColumns("upsert key", s.UpsertKey, s.Schema)
+}
+
 func (s *GroupAggSpec) Validate() error {
 	if err := checkColumns("group key", s.Keys, s.InputSchema); err != nil {
 		return err
