@@ -28,11 +28,14 @@ const (
 	OptSourceIdle       = "table.exec.source.idle-timeout"
 	OptAutoWatermark    = "pipeline.auto-watermark-interval"
 	OptRuntimeMode      = "execution.runtime-mode"
-	OptDMLSync          = "table.dml-sync"
-	OptResultMode       = "sql-client.execution.result-mode"
-	OptMaxColumnWidth   = "sql-client.display.max-column-width"
-	OptSavepointPath    = "execution.savepoint.path"
-	OptSavepointIgnore  = "execution.savepoint.ignore-unclaimed-state"
+	// OptSinkUpsertMaterialize is Flink's: whether an upsert sink gets a
+	// SinkUpsertMaterializer (auto, force, none).
+	OptSinkUpsertMaterialize = "table.exec.sink.upsert-materialize"
+	OptDMLSync               = "table.dml-sync"
+	OptResultMode            = "sql-client.execution.result-mode"
+	OptMaxColumnWidth        = "sql-client.display.max-column-width"
+	OptSavepointPath         = "execution.savepoint.path"
+	OptSavepointIgnore       = "execution.savepoint.ignore-unclaimed-state"
 	// OptSlotRequestTimeout is how long a job waits for slots; the job
 	// manager reads it when it submits the session's jobs.
 	OptSlotRequestTimeout = "slot.request.timeout"
@@ -69,16 +72,17 @@ var knownOptions = map[string]func(key, v string) error{
 		}
 		return intRange(1, maxMaxParallelism)(key, v)
 	},
-	OptStateTTL:           duration(0),
-	OptSourceIdle:         duration(0),
-	OptAutoWatermark:      duration(0),
-	OptRuntimeMode:        oneOf(RuntimeModeStreaming, RuntimeModeBatch),
-	OptDMLSync:            oneOf("true", "false"),
-	OptResultMode:         oneOf("table", "tableau", "changelog"),
-	OptMaxColumnWidth:     intRange(1, 1<<20),
-	OptSavepointPath:      nonEmpty,
-	OptSavepointIgnore:    oneOf("true", "false"),
-	OptSlotRequestTimeout: duration(1),
+	OptStateTTL:              duration(0),
+	OptSourceIdle:            duration(0),
+	OptAutoWatermark:         duration(0),
+	OptRuntimeMode:           oneOf(RuntimeModeStreaming, RuntimeModeBatch),
+	OptSinkUpsertMaterialize: oneOf("AUTO", "FORCE", "NONE"),
+	OptDMLSync:               oneOf("true", "false"),
+	OptResultMode:            oneOf("table", "tableau", "changelog"),
+	OptMaxColumnWidth:        intRange(1, 1<<20),
+	OptSavepointPath:         nonEmpty,
+	OptSavepointIgnore:       oneOf("true", "false"),
+	OptSlotRequestTimeout:    duration(1),
 
 	OptCheckpointInterval: func(key, v string) error {
 		_, err := ResolveCheckpointing(map[string]string{key: v}, nil)

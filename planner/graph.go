@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"github.com/braidflow/braid/expr"
 	"slices"
 	"strings"
 
@@ -25,6 +26,42 @@ type stream struct {
 	// updatesOnly is true when those changes hold updates but no deletes
 	// (a group aggregate over an insert-only input).
 	updatesOnly bool
+	// keyed says upsertKey holds a unique key of a changing stream: the
+	// columns no two live rows share (a group aggregate's keys, an upsert
+	// table's primary key), which the stream is hashed on; empty for a
+	// stream of at most one live row. Unknown (false) is the safe default:
+	// an upsert sink then materializes.
+	keyed     bool
+	upsertKey []int
+}
+
+// withUpsertKey returns s with a known unique key.
+func (s *stream) withUpsertKey(key []int) *stream {
+	s.keyed, s.upsertKey = true, key
+	return s
+}
+
+// mapUpsertKey maps s's unique key through a projection over s: known when
+// every key column is passed through unchanged.
+func mapUpsertKey(s *stream, exprs []*expr.Expr) ([]int, bool) {
+	if !s.keyed {
+		return nil, false
+	}
+	out := make([]int, 0, len(s.upsertKey))
+	for _, k := range s.upsertKey {
+		at := -1
+		for j, e := range exprs {
+			if e.Op == expr.OpColumn && e.Col == k {
+				at = j
+				break
+			}
+		}
+		if at < 0 {
+			return nil, false
+		}
+		out = append(out, at)
+	}
+	return out, true
 }
 
 // graphBuilder assembles a job graph.

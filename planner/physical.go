@@ -150,7 +150,9 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 		}
 		unmerged := addSat(treeSize(append([]*expr.Expr{prev.Filter, filter}, prev.Projections...)...), treeSize(exprs...))
 		if treeSize(append([]*expr.Expr{merged.Filter}, merged.Projections...)...) <= addSat(unmerged, maxMergeBloat) {
-			return ph.mergeCalc(s, merged)
+			ns := ph.mergeCalc(s, merged)
+			ns.upsertKey, ns.keyed = mapUpsertKey(s, exprs)
+			return ns
 		}
 	}
 	name := "Calc"
@@ -160,6 +162,7 @@ func (ph *physical) calc(s *stream, filter *expr.Expr, exprs []*expr.Expr, out t
 	spec := &jobgraph.CalcSpec{InputSchema: s.schema, Filter: filter, Projections: exprs, OutputSchema: out}
 	ns := ph.b.chain(s, s.vertex.Parallelism, op(name, spec), out)
 	ns.calc = spec
+	ns.upsertKey, ns.keyed = mapUpsertKey(s, exprs)
 	return ns
 }
 
@@ -203,8 +206,8 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		for i, k := range keys {
 			keyNames[i] = n.phys[k].Name
 		}
-		s = &stream{vertex: v, schema: n.phys, bounded: s.bounded,
-			changes: "ChangelogNormalize(key=[" + strings.Join(keyNames, ", ") + "])"}
+		s = (&stream{vertex: v, schema: n.phys, bounded: s.bounded,
+			changes: "ChangelogNormalize(key=[" + strings.Join(keyNames, ", ") + "])"}).withUpsertKey(keys)
 	}
 	if n.exprs != nil {
 		s = ph.calc(s, nil, n.exprs, n.out)
@@ -215,7 +218,9 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		text := n.table.Watermark.Expr
 		spec := jobgraph.WatermarkAssignerSpec{InputSchema: n.out, Rowtime: n.rowtime, Watermark: n.watermark, Text: text}
 		name := fmt.Sprintf("WatermarkAssigner(rowtime=[%s], watermark=[%s])", n.out[n.rowtime].Name, text)
+		keyed, key := s.keyed, s.upsertKey
 		s = ph.b.chain(s, s.vertex.Parallelism, op(name, &spec), n.out)
+		s.keyed, s.upsertKey = keyed, key
 	}
 	return s, nil
 }
@@ -648,8 +653,8 @@ func (ph *physical) buildAgg(n *aggNode) (*stream, error) {
 	ph.b.edge(in.vertex, v, 0, part, keys)
 	// NB: a group aggregate updates its results whatever its input; it
 	// deletes them only when its input retracts.
-	return &stream{vertex: v, schema: n.out, bounded: in.bounded,
-		changes: describeAgg(n, in.schema, calls), updatesOnly: in.changes == ""}, nil
+	return (&stream{vertex: v, schema: n.out, bounded: in.bounded,
+		changes: describeAgg(n, in.schema, calls), updatesOnly: in.changes == ""}).withUpsertKey(keys), nil
 }
 
 // describeAgg names a group aggregate as Flink's plans do, roughly:

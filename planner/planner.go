@@ -374,6 +374,9 @@ func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.
 		return nil, errorf(pos, "Table sink '%s' doesn't support consuming %s changes which is produced by node %s%s",
 			qualified(target), what, s.changes, hint)
 	}
+	if s, err = ph.materializeForSink(s, target); err != nil {
+		return nil, err
+	}
 	sink, err := p.Connectors.SinkSpec(target)
 	if err != nil {
 		return nil, errorf(pos, "table %s: %v", qualified(target), err)
