@@ -261,7 +261,8 @@ type SortKey struct {
 // partition (the Partition columns; none for ORDER BY ... LIMIT, which
 // runs on one subtask) it keeps the first Limit rows in OrderBy order,
 // ties in arrival order, and emits -D for a row that leaves them and +I for
-// one that enters. The output rows are the input rows, unchanged.
+// one that enters. The output rows are the input rows, unchanged, with the
+// row number after them when OutputRankNumber is set.
 type RankSpec struct {
 	InputSchema types.Schema `json:"input_schema"`
 	Partition   []int        `json:"partition,omitempty"`
@@ -271,6 +272,24 @@ type RankSpec struct {
 	// operator then keeps every row of a partition, since a retraction can
 	// bring a lower row back into the top; otherwise only the top Limit.
 	InputRetracts bool `json:"input_retracts,omitempty"`
+	// OutputRankNumber appends the row number (BIGINT NOT NULL, named
+	// RankNumberColumn) to every output row, as Flink's outputRankNumber:
+	// a row whose rank changes is then updated with -U/+U.
+	OutputRankNumber bool `json:"output_rank_number,omitempty"`
+}
+
+// RankNumberColumn is the name of a Rank's row number output column, as
+// Flink's plans name it.
+const RankNumberColumn = "w0$o0"
+
+// OutputSchema is the rank's output: the input columns, then the row
+// number when OutputRankNumber is set.
+func (s *RankSpec) OutputSchema() types.Schema {
+	out := append(types.Schema{}, s.InputSchema...)
+	if s.OutputRankNumber {
+		out = append(out, types.Field{Name: RankNumberColumn, Type: types.BigInt.WithNullable(false)})
+	}
+	return out
 }
 
 var _ Spec = (*RankSpec)(nil)

@@ -8,6 +8,8 @@ import (
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
@@ -25,19 +27,34 @@ func init() {
 }
 
 // Rank is Flink's streaming Top-N (Rank with rankType=[ROW_NUMBER] and
-// rankStart=1, without the row number in its output): per partition key it
-// keeps the rows ordered by the sort key, ties in arrival order, and emits
-// the change of the partition's first Limit rows:
+// rankStart=1): per partition key it keeps the rows ordered by the sort
+// key, ties in arrival order, and emits the change of the partition's first
+// Limit rows. Without the row number in its output
+// (Flink's AppendOnlyTopNFunction and RetractableTopNFunction "without row
+// number"):
 //
 //   - a new row that enters the top evicts the Limit-th row, if there was
-//     one: -D evicted, then +I new (Flink's AppendOnlyTopNFunction); a row
-//     that does not enter emits nothing;
+//     one: -D evicted, then +I new; a row that does not enter emits nothing;
 //   - a retraction (-U/-D) of a row in the top emits -D of it, then +I of
-//     the row that moves up into the top, if any; a retraction of a row
-//     below the top, or of one the partition does not hold, emits nothing.
+//     the row that moves up into the top, if any.
 //
-// The output rows are the input rows, unchanged. Changes are emitted in
-// batches of up to 4096 rows before Process returns.
+// With the row number (OutputRankNumber), every row whose rank changes is
+// updated, in rank order, as Flink's "with row number" algorithms do:
+//
+//   - a new row entering at rank r emits, for each rank R from r to the
+//     last rank held (at most Limit), -U of the row that was at R and +U of
+//     the row now at R (the newcomer at r, then each row pushed down one);
+//     when the top was not full, the row pushed to the new last rank gets
+//     +I. A row pushed out of the top leaves by its -U, with no -D.
+//   - a retraction of the row at rank r emits, for each rank R from r
+//     while a row moves up into R (and R <= Limit), -U of the row that was
+//     at R and +U of the one now there; when no row is left to fill the
+//     last rank, -D of the row that held it.
+//
+// Either way a retraction of a row below the top, or of one the partition
+// does not hold, emits nothing. The output rows are the input rows, then
+// the row number when it is output. Changes are emitted in batches of up
+// to 4096 rows before Process returns.
 //
 // State: a MultisetState per partition key whose entries are the encoded
 // sort key, an arrival sequence number and the encoded row (each entry once,
@@ -70,6 +87,11 @@ type Rank struct {
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
+	// ranks are the row numbers of the rows in rb, when they are output.
+	ranks []int64
+	// out is the collector of the current Process call, which emitRank
+	// flushes to when rb holds a full batch.
+	out Collector
 }
 
 var _ StatefulOperator = (*Rank)(nil)
@@ -134,7 +156,7 @@ func (r *Rank) Open(ctx *Context) error {
 	r.keyCols = make([]arrow.Array, len(ks))
 	r.rowEnc = types.NewRowEncoder(r.spec.InputSchema)
 	r.sortEnc = newSortKeyEncoder(r.spec.OrderBy)
-	r.schema = r.spec.InputSchema.ArrowSchema()
+	r.schema = r.spec.OutputSchema().ArrowSchema()
 	r.rb = types.NewRowBuilder(nil, r.spec.InputSchema)
 	return nil
 }
@@ -156,7 +178,8 @@ func (r *Rank) Process(_ int, b types.Batch, out Collector) error {
 	r.hashes = r.hashes[:n]
 	types.HashColumns(r.keyCols, r.hashes)
 	r.parts = map[string]*rankPartition{}
-	defer func() { r.parts = nil }()
+	r.out = out
+	defer func() { r.parts, r.out = nil, nil }()
 	kinds := b.Kinds()
 	for i := 0; i < n; i++ {
 		p, err := r.partition(i)
@@ -172,11 +195,6 @@ func (r *Rank) Process(_ int, b types.Batch, out Collector) error {
 		}
 		if err != nil {
 			return err
-		}
-		if r.rb.Len() >= joinBatchRows-1 {
-			if err := r.flush(out); err != nil {
-				return err
-			}
 		}
 	}
 	return r.flush(out)
@@ -257,6 +275,9 @@ func (r *Rank) insert(p *rankPartition) error {
 	if int64(pos) >= limit {
 		return nil
 	}
+	if r.spec.OutputRankNumber {
+		return r.insertWithRowNumber(p, pos)
+	}
 	if int64(len(p.entries)) > limit {
 		evicted := p.entries[limit]
 		if err := r.emit(evicted.row, types.Delete); err != nil {
@@ -293,6 +314,9 @@ func (r *Rank) retract(p *rankPartition) error {
 	if int64(pos) >= limit {
 		return nil
 	}
+	if r.spec.OutputRankNumber {
+		return r.retractWithRowNumber(p, pos, e.row)
+	}
 	if err := r.emit(e.row, types.Delete); err != nil {
 		return err
 	}
@@ -302,18 +326,98 @@ func (r *Rank) retract(p *rankPartition) error {
 	return nil
 }
 
-// emit appends an encoded input row to the output.
+// insertWithRowNumber emits the changes of the new row at index pos (in the
+// top) with row numbers: -U/+U for every rank from its own to the last one
+// held, +I for a new last rank; on insert-only input it then drops the row
+// pushed out of the top from state.
+func (r *Rank) insertWithRowNumber(p *rankPartition, pos int) error {
+	limit := r.spec.Limit
+	n := int64(len(p.entries))
+	for rank := int64(pos) + 1; rank <= min(n-1, limit); rank++ {
+		if err := r.emitRank(p.entries[rank].row, types.UpdateBefore, rank); err != nil {
+			return err
+		}
+		if err := r.emitRank(p.entries[rank-1].row, types.UpdateAfter, rank); err != nil {
+			return err
+		}
+	}
+	if n <= limit {
+		return r.emitRank(p.entries[n-1].row, types.Insert, n)
+	}
+	if !r.spec.InputRetracts {
+		if err := r.rows.Add(p.kg, p.key, p.entries[limit].raw, -1); err != nil {
+			return err
+		}
+		p.entries = p.entries[:limit]
+	}
+	return nil
+}
+
+// retractWithRowNumber emits the changes of removing row (which was at
+// index pos, in the top) with row numbers: -U/+U for every rank a row moves
+// up into, -D of the last rank when no row is left to fill it.
+func (r *Rank) retractWithRowNumber(p *rankPartition, pos int, row []byte) error {
+	prev := row
+	rank := int64(pos) + 1
+	for ; rank <= r.spec.Limit && rank-1 < int64(len(p.entries)); rank++ {
+		if err := r.emitRank(prev, types.UpdateBefore, rank); err != nil {
+			return err
+		}
+		prev = p.entries[rank-1].row
+		if err := r.emitRank(prev, types.UpdateAfter, rank); err != nil {
+			return err
+		}
+	}
+	if rank <= r.spec.Limit {
+		return r.emitRank(prev, types.Delete, rank)
+	}
+	return nil
+}
+
+// emit appends an encoded input row to the output (without a row number).
 func (r *Rank) emit(row []byte, kind types.RowKind) error {
+	return r.emitRank(row, kind, 0)
+}
+
+// emitRank appends an encoded input row to the output, with its row number
+// when the operator outputs it.
+func (r *Rank) emitRank(row []byte, kind types.RowKind, rank int64) error {
+	if r.rb.Len() >= joinBatchRows {
+		if err := r.flush(r.out); err != nil {
+			return err
+		}
+	}
 	if err := r.rb.Decoder(0, len(r.spec.InputSchema)).Append(row); err != nil {
 		return fmt.Errorf("operators: rank state holds a bad row: %w", err)
 	}
 	r.rb.EndRow()
 	r.kinds = append(r.kinds, int8(kind))
+	if r.spec.OutputRankNumber {
+		r.ranks = append(r.ranks, rank)
+	}
 	return nil
 }
 
 func (r *Rank) flush(out Collector) error {
-	return emitBuilt(out, r.schema, r.rb, &r.kinds)
+	if !r.spec.OutputRankNumber {
+		return emitBuilt(out, r.schema, r.rb, &r.kinds)
+	}
+	if r.rb.Len() == 0 {
+		return nil
+	}
+	arrs := r.rb.NewArrays()
+	rb := array.NewInt64Builder(memory.DefaultAllocator)
+	rb.AppendValues(r.ranks, nil)
+	arrs = append(arrs, rb.NewArray())
+	rb.Release()
+	b := types.NewBatch(r.schema, arrs, r.kinds)
+	for _, a := range arrs {
+		a.Release()
+	}
+	r.kinds, r.ranks = r.kinds[:0], r.ranks[:0]
+	err := out.Emit(b)
+	b.Release()
+	return err
 }
 
 // EndInput has nothing to flush: changes are emitted as rows arrive.
