@@ -32,6 +32,7 @@ const (
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
 	KindOverAggregate     = "over_aggregate"     // OverAggSpec
 	KindBatchSort         = "batch_sort"         // BatchSortSpec
+	KindDeduplicate       = "deduplicate"        // DeduplicateSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -296,6 +297,35 @@ var _ Spec = (*RankSpec)(nil)
 
 func (*RankSpec) Kind() string { return KindRank }
 func (*RankSpec) Inputs() int  { return 1 }
+
+// DeduplicateSpec configures Flink's Deduplicate: ROW_NUMBER() OVER
+// (PARTITION BY Keys ORDER BY a time attribute) filtered by rn = 1, over an
+// insert-only input. Per key it keeps one row: the first (KeepLastRow
+// false: ORDER BY ... ASC) or the last (DESC). On processing time
+// (RowtimeCol -1) "first" and "last" are arrival order; on event time they
+// compare the RowtimeCol values, a later arrival winning a tie for the last
+// row and losing it for the first. The output rows are the input rows:
+// +I for a key's first kept row, -U old and +U new when a row replaces the
+// kept one (processing-time keep-first never does, so it is insert-only).
+// With no Keys it runs on one subtask.
+type DeduplicateSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys,omitempty"`
+	KeepLastRow bool         `json:"keep_last_row,omitempty"`
+	// RowtimeCol is the rowtime column ordered by, or -1 for processing
+	// time.
+	RowtimeCol int `json:"rowtime_col"`
+	// TTLMs is how long a key's row lives after its last write
+	// (table.exec.state.ttl); 0 keeps it forever. With a TTL, a
+	// processing-time keep-last row equal to the kept one still emits
+	// -U/+U, as Flink's does.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
+}
+
+var _ Spec = (*DeduplicateSpec)(nil)
+
+func (*DeduplicateSpec) Kind() string { return KindDeduplicate }
+func (*DeduplicateSpec) Inputs() int  { return 1 }
 
 // BatchSortSpec configures the end of a batch-mode query
 // (execution.runtime-mode = batch): it applies its input changelog to the

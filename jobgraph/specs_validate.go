@@ -230,6 +230,24 @@ func (s *RankSpec) Validate() error {
 	return nil
 }
 
+func (s *DeduplicateSpec) Validate() error {
+	if err := checkColumns("key", s.Keys, s.InputSchema); err != nil {
+		return err
+	}
+	if s.RowtimeCol != -1 {
+		if err := checkColumns("rowtime", []int{s.RowtimeCol}, s.InputSchema); err != nil {
+			return err
+		}
+		if k := s.InputSchema[s.RowtimeCol].Type.Kind; k != types.KindTimestamp && k != types.KindTimestampLTZ {
+			return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.RowtimeCol, s.InputSchema[s.RowtimeCol].Type)
+		}
+	}
+	if s.TTLMs < 0 {
+		return fmt.Errorf("negative state TTL %d ms", s.TTLMs)
+	}
+	return nil
+}
+
 func (s *BatchSortSpec) Validate() error {
 	if s.Limit < 0 || s.Offset < 0 {
 		return fmt.Errorf("limit %d and offset %d must not be negative", s.Limit, s.Offset)

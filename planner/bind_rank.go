@@ -27,6 +27,9 @@ type rankNode struct {
 	limit     int64
 	keep      int
 	rowNumber bool
+	// orderTime is "ROWTIME" or "PROCTIME" when the rank has one sort key
+	// and it is that time attribute of the input (see dedup), else "".
+	orderTime string
 	// rankType is the ranking function of the ROW_NUMBER form: ROW_NUMBER,
 	// RANK or DENSE_RANK (the last two are refused when planned).
 	rankType string
@@ -278,8 +281,42 @@ func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
 	for _, o := range f.Over.OrderBy {
 		names = append(names, o.Expr.String())
 	}
-	return &rankNode{pos: f.Pos, input: in, partition: partition, order: order, keep: keep, rowNumber: true,
-		rankType: fn, out: out, names: names}, nil
+	rk := &rankNode{pos: f.Pos, input: in, partition: partition, order: order, keep: keep, rowNumber: true,
+		rankType: fn, out: out, names: names}
+	if len(order) == 1 {
+		rk.orderTime = timeAttribute(in, order[0].Col)
+	}
+	return rk, nil
+}
+
+// timeAttribute is "ROWTIME" when column col of n is its rowtime (the
+// WATERMARK FOR column, through filters and projections that pass it on
+// unchanged), "PROCTIME" when it is a PROCTIME() computed column, else "".
+func timeAttribute(n node, col int) string {
+	switch n := n.(type) {
+	case *scanNode:
+		switch {
+		case col == n.rowtime:
+			return "ROWTIME"
+		case col < len(n.table.Columns) && n.table.Columns[col].Proctime():
+			return "PROCTIME"
+		}
+	case *filterNode:
+		return timeAttribute(n.input, col)
+	case *projectNode:
+		if e := n.exprs[col]; e.Op == expr.OpColumn {
+			return timeAttribute(n.input, e.Col)
+		}
+	}
+	return ""
+}
+
+// dedup reports whether the rank is Flink's Deduplicate instead
+// (StreamPhysicalDeduplicateRule.canConvertToDeduplicate): ROW_NUMBER, rank
+// range 1 to 1, the row number not read, and one sort key that is a time
+// attribute.
+func (n *rankNode) dedup() bool {
+	return n.rankType == "ROW_NUMBER" && n.limit == 1 && !n.outputRankNumber && n.orderTime != ""
 }
 
 // takeRowNumberLimit reads the filter on the row number of rank n from the
@@ -398,6 +435,9 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 		// (StreamExecRank).
 		return nil, errorf(n.pos, "%s() on streaming table is not supported currently", n.rankType)
 	}
+	if n.dedup() {
+		return ph.buildDeduplicate(n)
+	}
 	in, err := ph.build(n.input)
 	if err != nil {
 		return nil, err
@@ -472,4 +512,54 @@ func (n *rankNode) selectNames(in types.Schema) []string {
 		names = append(names, jobgraph.RankNumberColumn)
 	}
 	return names
+}
+
+// buildDeduplicate plans Flink's Deduplicate: keep the first row per
+// partition for ORDER BY time ASC, the last for DESC, behind a HASH edge on
+// the partition keys (a SINGLE edge to one subtask without PARTITION BY);
+// a calc drops the hidden key columns after it. Its input must be
+// insert-only, as Flink's.
+func (ph *physical) buildDeduplicate(n *rankNode) (*stream, error) {
+	in, err := ph.build(n.input)
+	if err != nil {
+		return nil, err
+	}
+	if in.changes != "" {
+		kinds := "update and delete"
+		if in.updatesOnly {
+			kinds = "update"
+		}
+		return nil, errorf(n.pos, "StreamPhysicalDeduplicate doesn't support consuming %s changes which is produced by node %s", kinds, in.changes)
+	}
+	keepLast := n.order[0].Desc
+	spec := jobgraph.DeduplicateSpec{InputSchema: in.schema, Keys: n.partition, KeepLastRow: keepLast, RowtimeCol: -1}
+	if n.orderTime == "ROWTIME" {
+		spec.RowtimeCol = n.order[0].Col
+	}
+	if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+		return nil, err
+	}
+	keep := "FirstRow"
+	if keepLast {
+		keep = "LastRow"
+	}
+	desc := fmt.Sprintf("Deduplicate(keep=[%s], key=[%s], order=[%s])", keep, strings.Join(n.names[:len(n.partition)], ", "), n.orderTime)
+	par, p := ph.parallelism, types.PartitionHash
+	if len(n.partition) == 0 {
+		par, p = 1, types.PartitionSingle
+	}
+	v := ph.b.vertex("Deduplicate", par, 1, op("Deduplicate", &spec))
+	ph.b.edge(in.vertex, v, 0, p, n.partition)
+	s := &stream{vertex: v, schema: in.schema, bounded: in.bounded}
+	if keepLast || n.orderTime == "ROWTIME" {
+		// NB: Flink declares every deduplicate but the processing-time
+		// keep-first one to produce all changes (deletes included), so an
+		// append-only sink refuses "update and delete" changes.
+		s.changes = desc
+	}
+	if n.keep < len(in.schema) {
+		out := append(types.Schema{}, in.schema[:n.keep]...)
+		s = ph.calc(s, nil, identity(out), out)
+	}
+	return s, nil
 }
