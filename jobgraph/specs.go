@@ -277,7 +277,20 @@ type RankSpec struct {
 	// RankNumberColumn) to every output row, as Flink's outputRankNumber:
 	// a row whose rank changes is then updated with -U/+U.
 	OutputRankNumber bool `json:"output_rank_number,omitempty"`
+	// RankType is the ranking function: "" (ROW_NUMBER), RankTypeRank or
+	// RankTypeDenseRank. The last two need EmitAtEnd.
+	RankType string `json:"rank_type,omitempty"`
+	// EmitAtEnd (batch mode) keeps every row and emits nothing until the
+	// input ends; then it emits, as +I, each partition's rows whose rank
+	// is at most Limit (all rows tied at a rank for RANK and DENSE_RANK).
+	EmitAtEnd bool `json:"emit_at_end,omitempty"`
 }
+
+// The ranking functions of RankSpec.RankType besides ROW_NUMBER.
+const (
+	RankTypeRank      = "RANK"
+	RankTypeDenseRank = "DENSE_RANK"
+)
 
 // RankNumberColumn is the name of a Rank's row number output column, as
 // Flink's plans name it.

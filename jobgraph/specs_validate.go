@@ -219,6 +219,15 @@ func (s *RankSpec) Validate() error {
 	if len(s.OrderBy) == 0 {
 		return errors.New("no ORDER BY key")
 	}
+	switch s.RankType {
+	case "":
+	case RankTypeRank, RankTypeDenseRank:
+		if !s.EmitAtEnd {
+			return fmt.Errorf("%s needs emit_at_end (it runs in batch mode only)", s.RankType)
+		}
+	default:
+		return fmt.Errorf("unknown rank type %q", s.RankType)
+	}
 	if err := checkColumns("partition", s.Partition, s.InputSchema); err != nil {
 		return err
 	}

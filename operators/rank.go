@@ -52,7 +52,11 @@ func init() {
 //     last rank, -D of the row that held it.
 //
 // Either way a retraction of a row below the top, or of one the partition
-// does not hold, emits nothing. The output rows are the input rows, then
+// does not hold, emits nothing.
+//
+// With EmitAtEnd (batch mode; the only mode for RANK and DENSE_RANK) it
+// keeps every row, emits nothing while rows arrive, and at the end of input
+// emits +I of each partition's rows of rank <= Limit, in rank order. The output rows are the input rows, then
 // the row number when it is output. Changes are emitted in batches of up
 // to 4096 rows before Process returns.
 //
@@ -117,6 +121,9 @@ var errBadRankState = errors.New("operators: corrupt rank state entry")
 
 // NewRank checks spec and returns an unopened operator.
 func NewRank(spec jobgraph.RankSpec) (*Rank, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("operators: rank: %w", err)
+	}
 	if spec.Limit < 1 {
 		return nil, fmt.Errorf("operators: rank limit %d is not positive", spec.Limit)
 	}
@@ -253,7 +260,7 @@ func (r *Rank) insert(p *rankPartition) error {
 	limit := r.spec.Limit
 	seq := p.nextSeq
 	pos := sort.Search(len(p.entries), func(j int) bool { return !p.entries[j].less(r.sortBuf, seq) })
-	if int64(pos) >= limit && !r.spec.InputRetracts {
+	if int64(pos) >= limit && !r.spec.InputRetracts && !r.spec.EmitAtEnd {
 		// NB: on insert-only input a row below the top can never enter it.
 		return nil
 	}
@@ -272,7 +279,7 @@ func (r *Rank) insert(p *rankPartition) error {
 	p.entries = append(p.entries, rankEntry{})
 	copy(p.entries[pos+1:], p.entries[pos:])
 	p.entries[pos] = e
-	if int64(pos) >= limit {
+	if int64(pos) >= limit || r.spec.EmitAtEnd {
 		return nil
 	}
 	if r.spec.OutputRankNumber {
@@ -311,7 +318,7 @@ func (r *Rank) retract(p *rankPartition) error {
 		return err
 	}
 	p.entries = append(p.entries[:pos], p.entries[pos+1:]...)
-	if int64(pos) >= limit {
+	if int64(pos) >= limit || r.spec.EmitAtEnd {
 		return nil
 	}
 	if r.spec.OutputRankNumber {
@@ -420,8 +427,74 @@ func (r *Rank) flush(out Collector) error {
 	return err
 }
 
-// EndInput has nothing to flush: changes are emitted as rows arrive.
-func (r *Rank) EndInput(int, Collector) error { return nil }
+// EndInput emits the final ranks of every partition when the rank emits
+// at the end (batch mode); otherwise changes were emitted as rows arrived
+// and it has nothing to do.
+func (r *Rank) EndInput(_ int, out Collector) error {
+	if !r.spec.EmitAtEnd {
+		return nil
+	}
+	r.out = out
+	defer func() { r.out = nil }()
+	// NB: rows are emitted after the scan: a scan's callback must not call
+	// into the backend, which an operator chained after this one shares.
+	var entries []rankEntry
+	var final []rankedRow
+	err := r.rows.Scan(func(_ int, _ []byte, rows []state.MultisetRow) error {
+		entries = entries[:0]
+		for _, s := range rows {
+			e, err := decodeRankEntry(s.Row)
+			if err != nil {
+				return err
+			}
+			for c := int64(0); c < s.Count; c++ {
+				entries = append(entries, e)
+			}
+		}
+		sort.Slice(entries, func(a, b int) bool { return entries[a].less(entries[b].sort, entries[b].seq) })
+		final = r.finalRows(final, entries)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range final {
+		if err := r.emitRank(f.row, types.Insert, f.rank); err != nil {
+			return err
+		}
+	}
+	return r.flush(out)
+}
+
+// rankedRow is an encoded row with its rank.
+type rankedRow struct {
+	row  []byte
+	rank int64
+}
+
+// finalRows appends to dst the sorted rows of one partition whose rank is
+// at most Limit: ROW_NUMBER numbers the rows, RANK gives tied rows the
+// position of the first of them, DENSE_RANK the count of distinct sort
+// keys up to them.
+func (r *Rank) finalRows(dst []rankedRow, entries []rankEntry) []rankedRow {
+	var rank int64
+	for i, e := range entries {
+		tie := i > 0 && bytes.Equal(entries[i-1].sort, e.sort)
+		switch {
+		case r.spec.RankType == jobgraph.RankTypeRank && tie:
+		case r.spec.RankType == jobgraph.RankTypeRank:
+			rank = int64(i) + 1
+		case r.spec.RankType == jobgraph.RankTypeDenseRank && tie:
+		default:
+			rank++
+		}
+		if rank > r.spec.Limit {
+			break
+		}
+		dst = append(dst, rankedRow{row: e.row, rank: rank})
+	}
+	return dst
+}
 
 // Close flushes the state to Pebble and closes it. It is safe after a failed
 // Open.

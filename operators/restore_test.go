@@ -469,6 +469,15 @@ func TestRestoreRank(t *testing.T) {
 			})
 		}
 	}
+	// Batch mode's RANK keeps every row and emits at the end of input.
+	testRestore(t, func(r *rand.Rand) *restoreCase {
+		spec := jobgraph.RankSpec{InputSchema: aggInput, Partition: []int{0}, OrderBy: []jobgraph.SortKey{{Col: 1}}, Limit: 2,
+			InputRetracts: true, OutputRankNumber: true, RankType: jobgraph.RankTypeRank, EmitAtEnd: true}
+		return &restoreCase{
+			name: "rank-batch-RANK", newOp: registered(&spec),
+			inputs: 1, keys: [2][]int{spec.Partition}, steps: aggRestoreSteps(r, randomAggEvents(r, 500, 6, true)),
+		}
+	})
 }
 
 func TestRestoreWindowAgg(t *testing.T) {

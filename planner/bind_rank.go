@@ -427,13 +427,16 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	if n.limit == 0 {
 		return nil, unsupported(n.pos, n.rankType+" without a filter rn <= n on it in the enclosing query (only Top-N is)")
 	}
+	atEnd := false
 	if n.rankType == "RANK" || n.rankType == "DENSE_RANK" {
-		if ph.batch {
-			return nil, unsupported(n.pos, n.rankType+"() in batch mode")
+		if !ph.batch {
+			// NB: Flink's streaming planner supports ROW_NUMBER only
+			// (StreamExecRank).
+			return nil, errorf(n.pos, "%s() on streaming table is not supported currently", n.rankType)
 		}
-		// NB: Flink's streaming planner supports ROW_NUMBER only
-		// (StreamExecRank).
-		return nil, errorf(n.pos, "%s() on streaming table is not supported currently", n.rankType)
+		// Flink's batch planner runs them (RANK as a BatchExecRank, DENSE_RANK
+		// as an OVER aggregate); Braid's Rank ranks once the input has ended.
+		atEnd = true
 	}
 	if n.dedup() {
 		return ph.buildDeduplicate(n)
@@ -443,7 +446,11 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 		return nil, err
 	}
 	spec := jobgraph.RankSpec{InputSchema: in.schema, Partition: n.partition, OrderBy: n.order,
-		Limit: n.limit, InputRetracts: in.changes != "", OutputRankNumber: n.outputRankNumber}
+		Limit: n.limit, InputRetracts: in.changes != "", OutputRankNumber: n.outputRankNumber, EmitAtEnd: atEnd}
+	rankType := "ROW_NUMBER"
+	if atEnd {
+		spec.RankType, rankType = n.rankType, n.rankType
+	}
 	strategy := "AppendFastStrategy"
 	if spec.InputRetracts {
 		strategy = "RetractStrategy"
@@ -465,8 +472,8 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 		}
 		order = append(order, o)
 	}
-	desc := fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s])",
-		strategy, n.limit, strings.Join(part, ", "), strings.Join(order, ", "), strings.Join(n.selectNames(in.schema), ", "))
+	desc := fmt.Sprintf("Rank(strategy=[%s], rankType=[%s], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s])",
+		strategy, rankType, n.limit, strings.Join(part, ", "), strings.Join(order, ", "), strings.Join(n.selectNames(in.schema), ", "))
 	par, p := ph.parallelism, types.PartitionHash
 	if len(n.partition) == 0 {
 		par, p = 1, types.PartitionSingle
@@ -477,8 +484,12 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	}
 	v := ph.b.vertex(name, par, 1, op(name, &spec))
 	ph.b.edge(in.vertex, v, 0, p, n.partition)
-	// NB: a Top-N deletes rows that leave the top, whatever its input.
+	// NB: a Top-N deletes rows that leave the top, whatever its input; one
+	// that emits at the end (batch mode) inserts only.
 	s := &stream{vertex: v, schema: spec.OutputSchema(), bounded: in.bounded, changes: desc}
+	if atEnd {
+		s.changes = ""
+	}
 	switch {
 	case n.outputRankNumber:
 		exprs := identity(in.schema[:n.keep])
