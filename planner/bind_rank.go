@@ -311,12 +311,24 @@ func timeAttribute(n node, col int) string {
 	return ""
 }
 
+// constantRowNumber reports whether the row number can only be 1 (rn = 1):
+// Flink's RankNumberColumnRemoveRule then makes it a literal after the
+// rank, which does not output it.
+func (n *rankNode) constantRowNumber() bool {
+	return n.rankType == "ROW_NUMBER" && n.limit == 1
+}
+
+// emitsRowNumber reports whether the operator outputs the row number.
+func (n *rankNode) emitsRowNumber() bool {
+	return n.outputRankNumber && !n.constantRowNumber()
+}
+
 // dedup reports whether the rank is Flink's Deduplicate instead
 // (StreamPhysicalDeduplicateRule.canConvertToDeduplicate): ROW_NUMBER, rank
-// range 1 to 1, the row number not read, and one sort key that is a time
-// attribute.
+// range 1 to 1, the row number not output (a constant 1 when read, see
+// constantRowNumber), and one sort key that is a time attribute.
 func (n *rankNode) dedup() bool {
-	return n.rankType == "ROW_NUMBER" && n.limit == 1 && !n.outputRankNumber && n.orderTime != ""
+	return n.constantRowNumber() && n.orderTime != ""
 }
 
 // takeRowNumberLimit reads the filter on the row number of rank n from the
@@ -446,7 +458,7 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 		return nil, err
 	}
 	spec := jobgraph.RankSpec{InputSchema: in.schema, Partition: n.partition, OrderBy: n.order,
-		Limit: n.limit, InputRetracts: in.changes != "", OutputRankNumber: n.outputRankNumber, EmitAtEnd: atEnd}
+		Limit: n.limit, InputRetracts: in.changes != "", OutputRankNumber: n.emitsRowNumber(), EmitAtEnd: atEnd}
 	rankType := "ROW_NUMBER"
 	if atEnd {
 		spec.RankType, rankType = n.rankType, n.rankType
@@ -490,16 +502,29 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	if atEnd {
 		s.changes = ""
 	}
+	return ph.afterRank(n, s, len(in.schema)), nil
+}
+
+// afterRank chains the calc after a rank or deduplicate whose output s has
+// the input's width columns (then the row number when the operator outputs
+// it): the columns the query keeps, then the row number when it reads it
+// (a literal 1 when it is constant); hidden key columns are dropped.
+func (ph *physical) afterRank(n *rankNode, s *stream, width int) *stream {
+	rn := types.BigInt.WithNullable(false)
 	switch {
 	case n.outputRankNumber:
-		exprs := identity(in.schema[:n.keep])
-		exprs = append(exprs, expr.Column(len(in.schema), types.BigInt.WithNullable(false)))
-		s = ph.calc(s, nil, exprs, n.out)
-	case n.keep < len(in.schema):
-		out := append(types.Schema{}, in.schema[:n.keep]...)
-		s = ph.calc(s, nil, identity(out), out)
+		exprs := identity(s.schema[:n.keep])
+		if n.emitsRowNumber() {
+			exprs = append(exprs, expr.Column(width, rn))
+		} else {
+			exprs = append(exprs, expr.Literal(int64(1), rn))
+		}
+		return ph.calc(s, nil, exprs, n.out)
+	case n.keep < width:
+		out := append(types.Schema{}, s.schema[:n.keep]...)
+		return ph.calc(s, nil, identity(out), out)
 	}
-	return s, nil
+	return s
 }
 
 // selectNames are the rank's columns as Flink's plan lists them in
@@ -519,7 +544,7 @@ func (n *rankNode) selectNames(in types.Schema) []string {
 			seen[k] = true
 		}
 	}
-	if n.outputRankNumber {
+	if n.emitsRowNumber() {
 		names = append(names, jobgraph.RankNumberColumn)
 	}
 	return names
@@ -568,9 +593,5 @@ func (ph *physical) buildDeduplicate(n *rankNode) (*stream, error) {
 		// append-only sink refuses "update and delete" changes.
 		s.changes = desc
 	}
-	if n.keep < len(in.schema) {
-		out := append(types.Schema{}, in.schema[:n.keep]...)
-		s = ph.calc(s, nil, identity(out), out)
-	}
-	return s, nil
+	return ph.afterRank(n, s, len(in.schema)), nil
 }

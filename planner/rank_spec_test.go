@@ -67,4 +67,13 @@ func TestRankAndDeduplicateSpecs(t *testing.T) {
 	if r.OutputRankNumber {
 		t.Fatalf("rank without rn: %+v", r)
 	}
+	// rn = 1 read: a constant after the rank, which does not output it
+	// (Flink's RankNumberColumnRemoveRule).
+	r = plan("SELECT * FROM (SELECT k, ROW_NUMBER() OVER (PARTITION BY k ORDER BY x) AS rn FROM e) WHERE rn = 1", nil).(*jobgraph.RankSpec)
+	if r.OutputRankNumber {
+		t.Fatalf("Top-1 with rn read: %+v", r)
+	}
+	if _, ok := plan("SELECT * FROM (SELECT *, ROW_NUMBER() OVER (PARTITION BY k ORDER BY ts) AS rn FROM e) WHERE rn = 1", nil).(*jobgraph.DeduplicateSpec); !ok {
+		t.Fatal("SELECT * over rn = 1 on a rowtime is not a deduplication")
+	}
 }
