@@ -2,9 +2,11 @@ package operators
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -219,8 +221,18 @@ func (r *Rank) partition(i int) (*rankPartition, error) {
 	if err != nil {
 		return nil, err
 	}
+	// NB: one copy of every stored row, since the state's bytes are valid
+	// only until its next call.
+	size := 0
 	for _, s := range stored {
-		e, err := decodeRankEntry(append([]byte(nil), s.Row...))
+		size += len(s.Row)
+	}
+	arena := make([]byte, 0, size)
+	p.entries = make([]rankEntry, 0, len(stored)+1)
+	for _, s := range stored {
+		start := len(arena)
+		arena = append(arena, s.Row...)
+		e, err := decodeRankEntry(arena[start:len(arena):len(arena)])
 		if err != nil {
 			return nil, err
 		}
@@ -233,9 +245,25 @@ func (r *Rank) partition(i int) (*rankPartition, error) {
 			p.nextSeq = e.seq + 1
 		}
 	}
-	sort.Slice(p.entries, func(a, b int) bool { return p.entries[a].less(p.entries[b].sort, p.entries[b].seq) })
+	sortRankEntries(p.entries)
 	r.parts[string(p.key)] = p
 	return p, nil
+}
+
+// compareRankEntries orders entries by sort key, then arrival.
+func compareRankEntries(a, b rankEntry) int {
+	if c := bytes.Compare(a.sort, b.sort); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// sortRankEntries sorts entries by (sort key, seq); entries that come
+// sorted (as state often returns them) cost one pass.
+func sortRankEntries(entries []rankEntry) {
+	if !slices.IsSortedFunc(entries, compareRankEntries) {
+		slices.SortFunc(entries, compareRankEntries)
+	}
 }
 
 func (e rankEntry) less(sortKey []byte, seq uint64) bool {
@@ -451,7 +479,7 @@ func (r *Rank) EndInput(_ int, out Collector) error {
 				entries = append(entries, e)
 			}
 		}
-		sort.Slice(entries, func(a, b int) bool { return entries[a].less(entries[b].sort, entries[b].seq) })
+		sortRankEntries(entries)
 		final = r.finalRows(final, entries)
 		return nil
 	})
