@@ -41,6 +41,7 @@ var specKinds = struct {
 	KindRank:              func() Spec { return &RankSpec{} },
 	KindOverAggregate:     func() Spec { return &OverAggSpec{} },
 	KindBatchSort:         func() Spec { return &BatchSortSpec{} },
+	KindDeduplicate:       func() Spec { return &DeduplicateSpec{} },
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindExpand:            func() Spec { return &ExpandSpec{} },
 	KindSinkMaterialize:   func() Spec { return &SinkMaterializeSpec{} },

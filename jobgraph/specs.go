@@ -34,6 +34,7 @@ const (
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
 	KindOverAggregate     = "over_aggregate"     // OverAggSpec
 	KindBatchSort         = "batch_sort"         // BatchSortSpec
+	KindDeduplicate       = "deduplicate"        // DeduplicateSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -305,7 +306,8 @@ type SortKey struct {
 // partition (the Partition columns; none for ORDER BY ... LIMIT, which
 // runs on one subtask) it keeps the first Limit rows in OrderBy order,
 // ties in arrival order, and emits -D for a row that leaves them and +I for
-// one that enters. The output rows are the input rows, unchanged.
+// one that enters. The output rows are the input rows, unchanged, with the
+// row number after them when OutputRankNumber is set.
 type RankSpec struct {
 	InputSchema types.Schema `json:"input_schema"`
 	Partition   []int        `json:"partition,omitempty"`
@@ -315,12 +317,72 @@ type RankSpec struct {
 	// operator then keeps every row of a partition, since a retraction can
 	// bring a lower row back into the top; otherwise only the top Limit.
 	InputRetracts bool `json:"input_retracts,omitempty"`
+	// OutputRankNumber appends the row number (BIGINT NOT NULL, named
+	// RankNumberColumn) to every output row, as Flink's outputRankNumber:
+	// a row whose rank changes is then updated with -U/+U.
+	OutputRankNumber bool `json:"output_rank_number,omitempty"`
+	// RankType is the ranking function: "" (ROW_NUMBER), RankTypeRank or
+	// RankTypeDenseRank. The last two need EmitAtEnd.
+	RankType string `json:"rank_type,omitempty"`
+	// EmitAtEnd (batch mode) keeps every row and emits nothing until the
+	// input ends; then it emits, as +I, each partition's rows whose rank
+	// is at most Limit (all rows tied at a rank for RANK and DENSE_RANK).
+	EmitAtEnd bool `json:"emit_at_end,omitempty"`
+}
+
+// The ranking functions of RankSpec.RankType besides ROW_NUMBER.
+const (
+	RankTypeRank      = "RANK"
+	RankTypeDenseRank = "DENSE_RANK"
+)
+
+// RankNumberColumn is the name of a Rank's row number output column, as
+// Flink's plans name it.
+const RankNumberColumn = "w0$o0"
+
+// OutputSchema is the rank's output: the input columns, then the row
+// number when OutputRankNumber is set.
+func (s *RankSpec) OutputSchema() types.Schema {
+	out := append(types.Schema{}, s.InputSchema...)
+	if s.OutputRankNumber {
+		out = append(out, types.Field{Name: RankNumberColumn, Type: types.BigInt.WithNullable(false)})
+	}
+	return out
 }
 
 var _ Spec = (*RankSpec)(nil)
 
 func (*RankSpec) Kind() string { return KindRank }
 func (*RankSpec) Inputs() int  { return 1 }
+
+// DeduplicateSpec configures Flink's Deduplicate: ROW_NUMBER() OVER
+// (PARTITION BY Keys ORDER BY a time attribute) filtered by rn = 1, over an
+// insert-only input. Per key it keeps one row: the first (KeepLastRow
+// false: ORDER BY ... ASC) or the last (DESC). On processing time
+// (RowtimeCol -1) "first" and "last" are arrival order; on event time they
+// compare the RowtimeCol values, a later arrival winning a tie for the last
+// row and losing it for the first. The output rows are the input rows:
+// +I for a key's first kept row, -U old and +U new when a row replaces the
+// kept one (processing-time keep-first never does, so it is insert-only).
+// With no Keys it runs on one subtask.
+type DeduplicateSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys,omitempty"`
+	KeepLastRow bool         `json:"keep_last_row,omitempty"`
+	// RowtimeCol is the rowtime column ordered by, or -1 for processing
+	// time.
+	RowtimeCol int `json:"rowtime_col"`
+	// TTLMs is how long a key's row lives after its last write
+	// (table.exec.state.ttl); 0 keeps it forever. With a TTL, a
+	// processing-time keep-last row equal to the kept one still emits
+	// -U/+U, as Flink's does.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
+}
+
+var _ Spec = (*DeduplicateSpec)(nil)
+
+func (*DeduplicateSpec) Kind() string { return KindDeduplicate }
+func (*DeduplicateSpec) Inputs() int  { return 1 }
 
 // BatchSortSpec configures the end of a batch-mode query
 // (execution.runtime-mode = batch): it applies its input changelog to the

@@ -253,6 +253,15 @@ func (s *RankSpec) Validate() error {
 	if len(s.OrderBy) == 0 {
 		return errors.New("no ORDER BY key")
 	}
+	switch s.RankType {
+	case "":
+	case RankTypeRank, RankTypeDenseRank:
+		if !s.EmitAtEnd {
+			return fmt.Errorf("%s needs emit_at_end (it runs in batch mode only)", s.RankType)
+		}
+	default:
+		return fmt.Errorf("unknown rank type %q", s.RankType)
+	}
 	if err := checkColumns("partition", s.Partition, s.InputSchema); err != nil {
 		return err
 	}
@@ -260,6 +269,24 @@ func (s *RankSpec) Validate() error {
 		if err := checkColumns("sort", []int{k.Col}, s.InputSchema); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+func (s *DeduplicateSpec) Validate() error {
+	if err := checkColumns("key", s.Keys, s.InputSchema); err != nil {
+		return err
+	}
+	if s.RowtimeCol != -1 {
+		if err := checkColumns("rowtime", []int{s.RowtimeCol}, s.InputSchema); err != nil {
+			return err
+		}
+		if k := s.InputSchema[s.RowtimeCol].Type.Kind; k != types.KindTimestamp && k != types.KindTimestampLTZ {
+			return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.RowtimeCol, s.InputSchema[s.RowtimeCol].Type)
+		}
+	}
+	if s.TTLMs < 0 {
+		return fmt.Errorf("negative state TTL %d ms", s.TTLMs)
 	}
 	return nil
 }

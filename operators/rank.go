@@ -2,12 +2,16 @@ package operators
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/state"
@@ -25,19 +29,38 @@ func init() {
 }
 
 // Rank is Flink's streaming Top-N (Rank with rankType=[ROW_NUMBER] and
-// rankStart=1, without the row number in its output): per partition key it
-// keeps the rows ordered by the sort key, ties in arrival order, and emits
-// the change of the partition's first Limit rows:
+// rankStart=1): per partition key it keeps the rows ordered by the sort
+// key, ties in arrival order, and emits the change of the partition's first
+// Limit rows. Without the row number in its output
+// (Flink's AppendOnlyTopNFunction and RetractableTopNFunction "without row
+// number"):
 //
 //   - a new row that enters the top evicts the Limit-th row, if there was
-//     one: -D evicted, then +I new (Flink's AppendOnlyTopNFunction); a row
-//     that does not enter emits nothing;
+//     one: -D evicted, then +I new; a row that does not enter emits nothing;
 //   - a retraction (-U/-D) of a row in the top emits -D of it, then +I of
-//     the row that moves up into the top, if any; a retraction of a row
-//     below the top, or of one the partition does not hold, emits nothing.
+//     the row that moves up into the top, if any.
 //
-// The output rows are the input rows, unchanged. Changes are emitted in
-// batches of up to 4096 rows before Process returns.
+// With the row number (OutputRankNumber), every row whose rank changes is
+// updated, in rank order, as Flink's "with row number" algorithms do:
+//
+//   - a new row entering at rank r emits, for each rank R from r to the
+//     last rank held (at most Limit), -U of the row that was at R and +U of
+//     the row now at R (the newcomer at r, then each row pushed down one);
+//     when the top was not full, the row pushed to the new last rank gets
+//     +I. A row pushed out of the top leaves by its -U, with no -D.
+//   - a retraction of the row at rank r emits, for each rank R from r
+//     while a row moves up into R (and R <= Limit), -U of the row that was
+//     at R and +U of the one now there; when no row is left to fill the
+//     last rank, -D of the row that held it.
+//
+// Either way a retraction of a row below the top, or of one the partition
+// does not hold, emits nothing.
+//
+// With EmitAtEnd (batch mode; the only mode for RANK and DENSE_RANK) it
+// keeps every row, emits nothing while rows arrive, and at the end of input
+// emits +I of each partition's rows of rank <= Limit, in rank order. The output rows are the input rows, then
+// the row number when it is output. Changes are emitted in batches of up
+// to 4096 rows before Process returns.
 //
 // State: a MultisetState per partition key whose entries are the encoded
 // sort key, an arrival sequence number and the encoded row (each entry once,
@@ -70,6 +93,11 @@ type Rank struct {
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
+	// ranks are the row numbers of the rows in rb, when they are output.
+	ranks []int64
+	// out is the collector of the current Process call, which emitRank
+	// flushes to when rb holds a full batch.
+	out Collector
 }
 
 var _ StatefulOperator = (*Rank)(nil)
@@ -95,6 +123,9 @@ var errBadRankState = errors.New("operators: corrupt rank state entry")
 
 // NewRank checks spec and returns an unopened operator.
 func NewRank(spec jobgraph.RankSpec) (*Rank, error) {
+	if err := spec.Validate(); err != nil {
+		return nil, fmt.Errorf("operators: rank: %w", err)
+	}
 	if spec.Limit < 1 {
 		return nil, fmt.Errorf("operators: rank limit %d is not positive", spec.Limit)
 	}
@@ -134,7 +165,7 @@ func (r *Rank) Open(ctx *Context) error {
 	r.keyCols = make([]arrow.Array, len(ks))
 	r.rowEnc = types.NewRowEncoder(r.spec.InputSchema)
 	r.sortEnc = newSortKeyEncoder(r.spec.OrderBy)
-	r.schema = r.spec.InputSchema.ArrowSchema()
+	r.schema = r.spec.OutputSchema().ArrowSchema()
 	r.rb = types.NewRowBuilder(nil, r.spec.InputSchema)
 	return nil
 }
@@ -156,7 +187,8 @@ func (r *Rank) Process(_ int, b types.Batch, out Collector) error {
 	r.hashes = r.hashes[:n]
 	types.HashColumns(r.keyCols, r.hashes)
 	r.parts = map[string]*rankPartition{}
-	defer func() { r.parts = nil }()
+	r.out = out
+	defer func() { r.parts, r.out = nil, nil }()
 	kinds := b.Kinds()
 	for i := 0; i < n; i++ {
 		p, err := r.partition(i)
@@ -172,11 +204,6 @@ func (r *Rank) Process(_ int, b types.Batch, out Collector) error {
 		}
 		if err != nil {
 			return err
-		}
-		if r.rb.Len() >= joinBatchRows-1 {
-			if err := r.flush(out); err != nil {
-				return err
-			}
 		}
 	}
 	return r.flush(out)
@@ -194,8 +221,18 @@ func (r *Rank) partition(i int) (*rankPartition, error) {
 	if err != nil {
 		return nil, err
 	}
+	// NB: one copy of every stored row, since the state's bytes are valid
+	// only until its next call.
+	size := 0
 	for _, s := range stored {
-		e, err := decodeRankEntry(append([]byte(nil), s.Row...))
+		size += len(s.Row)
+	}
+	arena := make([]byte, 0, size)
+	p.entries = make([]rankEntry, 0, len(stored)+1)
+	for _, s := range stored {
+		start := len(arena)
+		arena = append(arena, s.Row...)
+		e, err := decodeRankEntry(arena[start:len(arena):len(arena)])
 		if err != nil {
 			return nil, err
 		}
@@ -208,9 +245,25 @@ func (r *Rank) partition(i int) (*rankPartition, error) {
 			p.nextSeq = e.seq + 1
 		}
 	}
-	sort.Slice(p.entries, func(a, b int) bool { return p.entries[a].less(p.entries[b].sort, p.entries[b].seq) })
+	sortRankEntries(p.entries)
 	r.parts[string(p.key)] = p
 	return p, nil
+}
+
+// compareRankEntries orders entries by sort key, then arrival.
+func compareRankEntries(a, b rankEntry) int {
+	if c := bytes.Compare(a.sort, b.sort); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.seq, b.seq)
+}
+
+// sortRankEntries sorts entries by (sort key, seq); entries that come
+// sorted (as state often returns them) cost one pass.
+func sortRankEntries(entries []rankEntry) {
+	if !slices.IsSortedFunc(entries, compareRankEntries) {
+		slices.SortFunc(entries, compareRankEntries)
+	}
 }
 
 func (e rankEntry) less(sortKey []byte, seq uint64) bool {
@@ -235,7 +288,7 @@ func (r *Rank) insert(p *rankPartition) error {
 	limit := r.spec.Limit
 	seq := p.nextSeq
 	pos := sort.Search(len(p.entries), func(j int) bool { return !p.entries[j].less(r.sortBuf, seq) })
-	if int64(pos) >= limit && !r.spec.InputRetracts {
+	if int64(pos) >= limit && !r.spec.InputRetracts && !r.spec.EmitAtEnd {
 		// NB: on insert-only input a row below the top can never enter it.
 		return nil
 	}
@@ -254,8 +307,11 @@ func (r *Rank) insert(p *rankPartition) error {
 	p.entries = append(p.entries, rankEntry{})
 	copy(p.entries[pos+1:], p.entries[pos:])
 	p.entries[pos] = e
-	if int64(pos) >= limit {
+	if int64(pos) >= limit || r.spec.EmitAtEnd {
 		return nil
+	}
+	if r.spec.OutputRankNumber {
+		return r.insertWithRowNumber(p, pos)
 	}
 	if int64(len(p.entries)) > limit {
 		evicted := p.entries[limit]
@@ -290,8 +346,11 @@ func (r *Rank) retract(p *rankPartition) error {
 		return err
 	}
 	p.entries = append(p.entries[:pos], p.entries[pos+1:]...)
-	if int64(pos) >= limit {
+	if int64(pos) >= limit || r.spec.EmitAtEnd {
 		return nil
+	}
+	if r.spec.OutputRankNumber {
+		return r.retractWithRowNumber(p, pos, e.row)
 	}
 	if err := r.emit(e.row, types.Delete); err != nil {
 		return err
@@ -302,22 +361,168 @@ func (r *Rank) retract(p *rankPartition) error {
 	return nil
 }
 
-// emit appends an encoded input row to the output.
+// insertWithRowNumber emits the changes of the new row at index pos (in the
+// top) with row numbers: -U/+U for every rank from its own to the last one
+// held, +I for a new last rank; on insert-only input it then drops the row
+// pushed out of the top from state.
+func (r *Rank) insertWithRowNumber(p *rankPartition, pos int) error {
+	limit := r.spec.Limit
+	n := int64(len(p.entries))
+	for rank := int64(pos) + 1; rank <= min(n-1, limit); rank++ {
+		if err := r.emitRank(p.entries[rank].row, types.UpdateBefore, rank); err != nil {
+			return err
+		}
+		if err := r.emitRank(p.entries[rank-1].row, types.UpdateAfter, rank); err != nil {
+			return err
+		}
+	}
+	if n <= limit {
+		return r.emitRank(p.entries[n-1].row, types.Insert, n)
+	}
+	if !r.spec.InputRetracts {
+		if err := r.rows.Add(p.kg, p.key, p.entries[limit].raw, -1); err != nil {
+			return err
+		}
+		p.entries = p.entries[:limit]
+	}
+	return nil
+}
+
+// retractWithRowNumber emits the changes of removing row (which was at
+// index pos, in the top) with row numbers: -U/+U for every rank a row moves
+// up into, -D of the last rank when no row is left to fill it.
+func (r *Rank) retractWithRowNumber(p *rankPartition, pos int, row []byte) error {
+	prev := row
+	rank := int64(pos) + 1
+	for ; rank <= r.spec.Limit && rank-1 < int64(len(p.entries)); rank++ {
+		if err := r.emitRank(prev, types.UpdateBefore, rank); err != nil {
+			return err
+		}
+		prev = p.entries[rank-1].row
+		if err := r.emitRank(prev, types.UpdateAfter, rank); err != nil {
+			return err
+		}
+	}
+	if rank <= r.spec.Limit {
+		return r.emitRank(prev, types.Delete, rank)
+	}
+	return nil
+}
+
+// emit appends an encoded input row to the output (without a row number).
 func (r *Rank) emit(row []byte, kind types.RowKind) error {
+	return r.emitRank(row, kind, 0)
+}
+
+// emitRank appends an encoded input row to the output, with its row number
+// when the operator outputs it.
+func (r *Rank) emitRank(row []byte, kind types.RowKind, rank int64) error {
+	if r.rb.Len() >= joinBatchRows {
+		if err := r.flush(r.out); err != nil {
+			return err
+		}
+	}
 	if err := r.rb.Decoder(0, len(r.spec.InputSchema)).Append(row); err != nil {
 		return fmt.Errorf("operators: rank state holds a bad row: %w", err)
 	}
 	r.rb.EndRow()
 	r.kinds = append(r.kinds, int8(kind))
+	if r.spec.OutputRankNumber {
+		r.ranks = append(r.ranks, rank)
+	}
 	return nil
 }
 
 func (r *Rank) flush(out Collector) error {
-	return emitBuilt(out, r.schema, r.rb, &r.kinds)
+	if !r.spec.OutputRankNumber {
+		return emitBuilt(out, r.schema, r.rb, &r.kinds)
+	}
+	if r.rb.Len() == 0 {
+		return nil
+	}
+	arrs := r.rb.NewArrays()
+	rb := array.NewInt64Builder(memory.DefaultAllocator)
+	rb.AppendValues(r.ranks, nil)
+	arrs = append(arrs, rb.NewArray())
+	rb.Release()
+	b := types.NewBatch(r.schema, arrs, r.kinds)
+	for _, a := range arrs {
+		a.Release()
+	}
+	r.kinds, r.ranks = r.kinds[:0], r.ranks[:0]
+	err := out.Emit(b)
+	b.Release()
+	return err
 }
 
-// EndInput has nothing to flush: changes are emitted as rows arrive.
-func (r *Rank) EndInput(int, Collector) error { return nil }
+// EndInput emits the final ranks of every partition when the rank emits
+// at the end (batch mode); otherwise changes were emitted as rows arrived
+// and it has nothing to do.
+func (r *Rank) EndInput(_ int, out Collector) error {
+	if !r.spec.EmitAtEnd {
+		return nil
+	}
+	r.out = out
+	defer func() { r.out = nil }()
+	// NB: rows are emitted after the scan: a scan's callback must not call
+	// into the backend, which an operator chained after this one shares.
+	var entries []rankEntry
+	var final []rankedRow
+	err := r.rows.Scan(func(_ int, _ []byte, rows []state.MultisetRow) error {
+		entries = entries[:0]
+		for _, s := range rows {
+			e, err := decodeRankEntry(s.Row)
+			if err != nil {
+				return err
+			}
+			for c := int64(0); c < s.Count; c++ {
+				entries = append(entries, e)
+			}
+		}
+		sortRankEntries(entries)
+		final = r.finalRows(final, entries)
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range final {
+		if err := r.emitRank(f.row, types.Insert, f.rank); err != nil {
+			return err
+		}
+	}
+	return r.flush(out)
+}
+
+// rankedRow is an encoded row with its rank.
+type rankedRow struct {
+	row  []byte
+	rank int64
+}
+
+// finalRows appends to dst the sorted rows of one partition whose rank is
+// at most Limit: ROW_NUMBER numbers the rows, RANK gives tied rows the
+// position of the first of them, DENSE_RANK the count of distinct sort
+// keys up to them.
+func (r *Rank) finalRows(dst []rankedRow, entries []rankEntry) []rankedRow {
+	var rank int64
+	for i, e := range entries {
+		tie := i > 0 && bytes.Equal(entries[i-1].sort, e.sort)
+		switch {
+		case r.spec.RankType == jobgraph.RankTypeRank && tie:
+		case r.spec.RankType == jobgraph.RankTypeRank:
+			rank = int64(i) + 1
+		case r.spec.RankType == jobgraph.RankTypeDenseRank && tie:
+		default:
+			rank++
+		}
+		if rank > r.spec.Limit {
+			break
+		}
+		dst = append(dst, rankedRow{row: e.row, rank: rank})
+	}
+	return dst
+}
 
 // Close flushes the state to Pebble and closes it. It is safe after a failed
 // Open.

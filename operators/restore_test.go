@@ -457,15 +457,27 @@ func TestRestoreGroupAgg(t *testing.T) {
 }
 
 func TestRestoreRank(t *testing.T) {
-	for _, retract := range []bool{false, true} {
-		testRestore(t, func(r *rand.Rand) *restoreCase {
-			spec := jobgraph.RankSpec{InputSchema: aggInput, Partition: []int{0}, OrderBy: rankOrder, Limit: 3, InputRetracts: retract}
-			return &restoreCase{
-				name: fmt.Sprintf("rank-retract=%v", retract), newOp: registered(&spec),
-				inputs: 1, keys: [2][]int{spec.Partition}, steps: aggRestoreSteps(r, randomAggEvents(r, 500, 6, retract)),
-			}
-		})
+	for _, rn := range []bool{false, true} {
+		for _, retract := range []bool{false, true} {
+			testRestore(t, func(r *rand.Rand) *restoreCase {
+				spec := jobgraph.RankSpec{InputSchema: aggInput, Partition: []int{0}, OrderBy: rankOrder, Limit: 3,
+					InputRetracts: retract, OutputRankNumber: rn}
+				return &restoreCase{
+					name: fmt.Sprintf("rank-retract=%v-rn=%v", retract, rn), newOp: registered(&spec),
+					inputs: 1, keys: [2][]int{spec.Partition}, steps: aggRestoreSteps(r, randomAggEvents(r, 500, 6, retract)),
+				}
+			})
+		}
 	}
+	// Batch mode's RANK keeps every row and emits at the end of input.
+	testRestore(t, func(r *rand.Rand) *restoreCase {
+		spec := jobgraph.RankSpec{InputSchema: aggInput, Partition: []int{0}, OrderBy: []jobgraph.SortKey{{Col: 1}}, Limit: 2,
+			InputRetracts: true, OutputRankNumber: true, RankType: jobgraph.RankTypeRank, EmitAtEnd: true}
+		return &restoreCase{
+			name: "rank-batch-RANK", newOp: registered(&spec),
+			inputs: 1, keys: [2][]int{spec.Partition}, steps: aggRestoreSteps(r, randomAggEvents(r, 500, 6, true)),
+		}
+	})
 }
 
 func TestRestoreWindowAgg(t *testing.T) {

@@ -236,9 +236,15 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		}
 	}
 	if rk := rowNumberBelow(in); rk != nil {
-		if err := checkNoRowNumber(rk, s, exprs, srcs, agg, having); err != nil {
-			return nil, err
+		read := exprs
+		for _, g := range s.GroupBy {
+			// NB: a GROUP BY key may read the row number without the
+			// SELECT list naming it; one that fails to bind fails later.
+			if e, err := bindExpr(sc, g); err == nil {
+				read = append(read, e)
+			}
 		}
+		markRowNumberRead(rk, read, agg, having)
 	}
 	names = uniquify(names)
 	out := make(types.Schema, len(exprs))

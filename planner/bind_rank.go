@@ -15,7 +15,8 @@ import (
 // LIMIT) the first limit rows in order. Its output is the first keep input
 // columns (the input's later columns are the sort and partition keys the
 // query does not select), then, for the ROW_NUMBER form, the row number
-// column, which no query may read yet.
+// column, which the operator computes only when the query reads it
+// (outputRankNumber).
 type rankNode struct {
 	pos       ast.Pos
 	input     node
@@ -26,7 +27,16 @@ type rankNode struct {
 	limit     int64
 	keep      int
 	rowNumber bool
-	out       types.Schema
+	// orderTime is "ROWTIME" or "PROCTIME" when the rank has one sort key
+	// and it is that time attribute of the input (see dedup), else "".
+	orderTime string
+	// rankType is the ranking function of the ROW_NUMBER form: ROW_NUMBER,
+	// RANK or DENSE_RANK (the last two are refused when planned).
+	rankType string
+	// outputRankNumber is set when the SELECT over the rank reads the row
+	// number column, as Flink's outputRankNumber.
+	outputRankNumber bool
+	out              types.Schema
 	// names are the SQL text of the partition keys, then the sort keys,
 	// for plans and errors.
 	names []string
@@ -179,16 +189,25 @@ func intLiteral(e *expr.Expr) (int64, bool) {
 	return v, ok
 }
 
-// rowNumberItem returns the index of the ROW_NUMBER() OVER (...) item of a
-// SELECT list, or -1.
+// rowNumberItem returns the index of the ROW_NUMBER() (or RANK(),
+// DENSE_RANK()) OVER (...) item of a SELECT list, or -1.
 func rowNumberItem(s *ast.Select) int {
 	for i, item := range s.Items {
-		if f, ok := item.Expr.(*ast.FuncCall); ok && strings.EqualFold(f.FuncName(), "ROW_NUMBER") &&
+		if f, ok := item.Expr.(*ast.FuncCall); ok && rankFunction(f.FuncName()) != "" &&
 			(f.Over != nil || f.OverName != nil) {
 			return i
 		}
 	}
 	return -1
+}
+
+// rankFunction is the upper-case name of a ranking function, or "".
+func rankFunction(name string) string {
+	switch n := strings.ToUpper(name); n {
+	case "ROW_NUMBER", "RANK", "DENSE_RANK":
+		return n
+	}
+	return ""
 }
 
 // bindRowNumber binds SELECT ..., ROW_NUMBER() OVER (PARTITION BY k ORDER
@@ -198,20 +217,21 @@ func rowNumberItem(s *ast.Select) int {
 func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
 	item := s.Items[at]
 	f := item.Expr.(*ast.FuncCall)
+	fn := rankFunction(f.FuncName())
 	switch {
 	case f.OverName != nil:
-		return nil, unsupported(f.Pos, "ROW_NUMBER over a named window")
+		return nil, unsupported(f.Pos, fn+" over a named window")
 	case len(f.Args) > 0 || f.Star:
-		return nil, errorf(f.Pos, "ROW_NUMBER takes no arguments")
+		return nil, errorf(f.Pos, "%s takes no arguments", fn)
 	case f.Over.Frame != nil || f.Over.Ref != nil:
-		return nil, unsupported(f.Pos, "ROW_NUMBER with a window frame")
+		return nil, unsupported(f.Pos, fn+" with a window frame")
 	case len(f.Over.OrderBy) == 0:
-		return nil, errorf(f.Pos, "ROW_NUMBER needs ORDER BY in its OVER clause")
+		return nil, errorf(f.Pos, "%s needs ORDER BY in its OVER clause", fn)
 	case len(s.GroupBy) > 0 || s.Having != nil || s.Distinct:
-		return nil, unsupported(f.Pos, "ROW_NUMBER in an aggregating SELECT (aggregate in a subquery, rank above it)")
+		return nil, unsupported(f.Pos, fn+" in an aggregating SELECT (aggregate in a subquery, rank above it)")
 	}
 	if other := rowNumberItem(&ast.Select{Items: s.Items[at+1:]}); other >= 0 {
-		return nil, unsupported(s.Items[at+1+other].Pos, "a second ROW_NUMBER in one SELECT")
+		return nil, unsupported(s.Items[at+1+other].Pos, "a second ranking function in one SELECT")
 	}
 	c := *s
 	c.Items = nil
@@ -261,7 +281,54 @@ func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
 	for _, o := range f.Over.OrderBy {
 		names = append(names, o.Expr.String())
 	}
-	return &rankNode{pos: f.Pos, input: in, partition: partition, order: order, keep: keep, rowNumber: true, out: out, names: names}, nil
+	rk := &rankNode{pos: f.Pos, input: in, partition: partition, order: order, keep: keep, rowNumber: true,
+		rankType: fn, out: out, names: names}
+	if len(order) == 1 {
+		rk.orderTime = timeAttribute(in, order[0].Col)
+	}
+	return rk, nil
+}
+
+// timeAttribute is "ROWTIME" when column col of n is its rowtime (the
+// WATERMARK FOR column, through filters and projections that pass it on
+// unchanged), "PROCTIME" when it is a PROCTIME() computed column, else "".
+func timeAttribute(n node, col int) string {
+	switch n := n.(type) {
+	case *scanNode:
+		switch {
+		case col == n.rowtime:
+			return "ROWTIME"
+		case col < len(n.table.Columns) && n.table.Columns[col].Proctime():
+			return "PROCTIME"
+		}
+	case *filterNode:
+		return timeAttribute(n.input, col)
+	case *projectNode:
+		if e := n.exprs[col]; e.Op == expr.OpColumn {
+			return timeAttribute(n.input, e.Col)
+		}
+	}
+	return ""
+}
+
+// constantRowNumber reports whether the row number can only be 1 (rn = 1):
+// Flink's RankNumberColumnRemoveRule then makes it a literal after the
+// rank, which does not output it.
+func (n *rankNode) constantRowNumber() bool {
+	return n.rankType == "ROW_NUMBER" && n.limit == 1
+}
+
+// emitsRowNumber reports whether the operator outputs the row number.
+func (n *rankNode) emitsRowNumber() bool {
+	return n.outputRankNumber && !n.constantRowNumber()
+}
+
+// dedup reports whether the rank is Flink's Deduplicate instead
+// (StreamPhysicalDeduplicateRule.canConvertToDeduplicate): ROW_NUMBER, rank
+// range 1 to 1, the row number not output (a constant 1 when read, see
+// constantRowNumber), and one sort key that is a time attribute.
+func (n *rankNode) dedup() bool {
+	return n.constantRowNumber() && n.orderTime != ""
 }
 
 // takeRowNumberLimit reads the filter on the row number of rank n from the
@@ -334,12 +401,6 @@ func readsColumn(e *expr.Expr, col int) bool {
 	return false
 }
 
-// errSelectRowNumber refuses reading the row number column: Braid's Top-N
-// does not emit rank numbers (Flink's would update them with -U/+U).
-func errSelectRowNumber(pos ast.Pos, name string) error {
-	return unsupported(pos, fmt.Sprintf("selecting the ROW_NUMBER column %s (Braid's Top-N does not emit row numbers; list the other columns)", name))
-}
-
 // rowNumberBelow returns the ROW_NUMBER rank a SELECT reads from, if any.
 func rowNumberBelow(n node) *rankNode {
 	if f, ok := n.(*filterNode); ok {
@@ -351,25 +412,24 @@ func rowNumberBelow(n node) *rankNode {
 	return nil
 }
 
-// checkNoRowNumber refuses a SELECT over a ROW_NUMBER rank that reads the
-// row number column in its list, its aggregates or HAVING.
-func checkNoRowNumber(rk *rankNode, s *ast.Select, exprs []*expr.Expr, srcs []ast.Expr, agg *aggBinder, having *expr.Expr) error {
+// markRowNumberRead sets outputRankNumber on a ROW_NUMBER rank when the
+// SELECT over it reads the row number column in its list, its aggregates
+// or HAVING.
+func markRowNumberRead(rk *rankNode, exprs []*expr.Expr, agg *aggBinder, having *expr.Expr) {
 	rn := rk.rnCol()
-	name := rk.out[rn].Name
-	for i, e := range exprs {
+	for _, e := range exprs {
 		if readsColumn(e, rn) {
-			return errSelectRowNumber(srcs[i].Position(), name)
+			rk.outputRankNumber = true
 		}
 	}
 	for _, c := range agg.calls {
 		if c.arg != nil && readsColumn(c.arg, rn) {
-			return errSelectRowNumber(s.Pos, name)
+			rk.outputRankNumber = true
 		}
 	}
 	if having != nil && readsColumn(having, rn) {
-		return errSelectRowNumber(s.Having.Position(), name)
+		rk.outputRankNumber = true
 	}
-	return nil
 }
 
 // buildRank plans a Top-N: a HASH edge on the partition keys feeds the Rank
@@ -377,14 +437,32 @@ func checkNoRowNumber(rk *rankNode, s *ast.Select, exprs []*expr.Expr, srcs []as
 // LIMIT) on one subtask; a calc drops the hidden key columns after it.
 func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	if n.limit == 0 {
-		return nil, unsupported(n.pos, "ROW_NUMBER without a filter rn <= n on it in the enclosing query (only Top-N is)")
+		return nil, unsupported(n.pos, n.rankType+" without a filter rn <= n on it in the enclosing query (only Top-N is)")
+	}
+	atEnd := false
+	if n.rankType == "RANK" || n.rankType == "DENSE_RANK" {
+		if !ph.batch {
+			// NB: Flink's streaming planner supports ROW_NUMBER only
+			// (StreamExecRank).
+			return nil, errorf(n.pos, "%s() on streaming table is not supported currently", n.rankType)
+		}
+		// Flink's batch planner runs them (RANK as a BatchExecRank, DENSE_RANK
+		// as an OVER aggregate); Braid's Rank ranks once the input has ended.
+		atEnd = true
+	}
+	if n.dedup() {
+		return ph.buildDeduplicate(n)
 	}
 	in, err := ph.build(n.input)
 	if err != nil {
 		return nil, err
 	}
 	spec := jobgraph.RankSpec{InputSchema: in.schema, Partition: n.partition, OrderBy: n.order,
-		Limit: n.limit, InputRetracts: in.changes != ""}
+		Limit: n.limit, InputRetracts: in.changes != "", OutputRankNumber: n.emitsRowNumber(), EmitAtEnd: atEnd}
+	rankType := "ROW_NUMBER"
+	if atEnd {
+		spec.RankType, rankType = n.rankType, n.rankType
+	}
 	strategy := "AppendFastStrategy"
 	if spec.InputRetracts {
 		strategy = "RetractStrategy"
@@ -406,8 +484,8 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 		}
 		order = append(order, o)
 	}
-	desc := fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s])",
-		strategy, n.limit, strings.Join(part, ", "), strings.Join(order, ", "))
+	desc := fmt.Sprintf("Rank(strategy=[%s], rankType=[%s], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s])",
+		strategy, rankType, n.limit, strings.Join(part, ", "), strings.Join(order, ", "), strings.Join(n.selectNames(in.schema), ", "))
 	par, p := ph.parallelism, types.PartitionHash
 	if len(n.partition) == 0 {
 		par, p = 1, types.PartitionSingle
@@ -418,11 +496,102 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	}
 	v := ph.b.vertex(name, par, 1, op(name, &spec))
 	ph.b.edge(in.vertex, v, 0, p, n.partition)
-	// NB: a Top-N deletes rows that leave the top, whatever its input.
-	s := &stream{vertex: v, schema: in.schema, bounded: in.bounded, changes: desc}
-	if n.keep < len(in.schema) {
-		out := append(types.Schema{}, in.schema[:n.keep]...)
-		s = ph.calc(s, nil, identity(out), out)
+	// NB: a Top-N deletes rows that leave the top, whatever its input; one
+	// that emits at the end (batch mode) inserts only.
+	s := &stream{vertex: v, schema: spec.OutputSchema(), bounded: in.bounded, changes: desc}
+	if atEnd {
+		s.changes = ""
 	}
-	return s, nil
+	return ph.afterRank(n, s, len(in.schema)), nil
+}
+
+// afterRank chains the calc after a rank or deduplicate whose output s has
+// the input's width columns (then the row number when the operator outputs
+// it): the columns the query keeps, then the row number when it reads it
+// (a literal 1 when it is constant); hidden key columns are dropped.
+func (ph *physical) afterRank(n *rankNode, s *stream, width int) *stream {
+	rn := types.BigInt.WithNullable(false)
+	switch {
+	case n.outputRankNumber:
+		exprs := identity(s.schema[:n.keep])
+		if n.emitsRowNumber() {
+			exprs = append(exprs, expr.Column(width, rn))
+		} else {
+			exprs = append(exprs, expr.Literal(int64(1), rn))
+		}
+		return ph.calc(s, nil, exprs, n.out)
+	case n.keep < width:
+		out := append(types.Schema{}, s.schema[:n.keep]...)
+		return ph.calc(s, nil, identity(out), out)
+	}
+	return s
+}
+
+// selectNames are the rank's columns as Flink's plan lists them in
+// select=[...]: the input columns the query keeps, then the partition and
+// sort keys it does not (by their SQL text), then the row number when it
+// is output.
+func (n *rankNode) selectNames(in types.Schema) []string {
+	var names []string
+	seen := map[string]bool{}
+	for _, f := range in[:n.keep] {
+		names = append(names, f.Name)
+		seen[f.Name] = true
+	}
+	for _, k := range n.names {
+		if !seen[k] && n.keep < len(in) {
+			names = append(names, k)
+			seen[k] = true
+		}
+	}
+	if n.emitsRowNumber() {
+		names = append(names, jobgraph.RankNumberColumn)
+	}
+	return names
+}
+
+// buildDeduplicate plans Flink's Deduplicate: keep the first row per
+// partition for ORDER BY time ASC, the last for DESC, behind a HASH edge on
+// the partition keys (a SINGLE edge to one subtask without PARTITION BY);
+// a calc drops the hidden key columns after it. Its input must be
+// insert-only, as Flink's.
+func (ph *physical) buildDeduplicate(n *rankNode) (*stream, error) {
+	in, err := ph.build(n.input)
+	if err != nil {
+		return nil, err
+	}
+	if in.changes != "" {
+		kinds := "update and delete"
+		if in.updatesOnly {
+			kinds = "update"
+		}
+		return nil, errorf(n.pos, "StreamPhysicalDeduplicate doesn't support consuming %s changes which is produced by node %s", kinds, in.changes)
+	}
+	keepLast := n.order[0].Desc
+	spec := jobgraph.DeduplicateSpec{InputSchema: in.schema, Keys: n.partition, KeepLastRow: keepLast, RowtimeCol: -1}
+	if n.orderTime == "ROWTIME" {
+		spec.RowtimeCol = n.order[0].Col
+	}
+	if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+		return nil, err
+	}
+	keep := "FirstRow"
+	if keepLast {
+		keep = "LastRow"
+	}
+	desc := fmt.Sprintf("Deduplicate(keep=[%s], key=[%s], order=[%s])", keep, strings.Join(n.names[:len(n.partition)], ", "), n.orderTime)
+	par, p := ph.parallelism, types.PartitionHash
+	if len(n.partition) == 0 {
+		par, p = 1, types.PartitionSingle
+	}
+	v := ph.b.vertex("Deduplicate", par, 1, op("Deduplicate", &spec))
+	ph.b.edge(in.vertex, v, 0, p, n.partition)
+	s := &stream{vertex: v, schema: in.schema, bounded: in.bounded}
+	if keepLast || n.orderTime == "ROWTIME" {
+		// NB: Flink declares every deduplicate but the processing-time
+		// keep-first one to produce all changes (deletes included), so an
+		// append-only sink refuses "update and delete" changes.
+		s.changes = desc
+	}
+	return ph.afterRank(n, s, len(in.schema)), nil
 }
