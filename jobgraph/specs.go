@@ -328,16 +328,19 @@ const (
 	WindowTumble   = "TUMBLE"
 	WindowHop      = "HOP"
 	WindowCumulate = "CUMULATE"
+	WindowSession  = "SESSION"
 )
 
 // WindowSpec is a window table-valued function's windows, aligned to the
 // epoch (no offset): TUMBLE windows of SizeMs; HOP windows of SizeMs every
 // StepMs (the slide); CUMULATE windows starting every SizeMs and ending
-// every StepMs within it.
+// every StepMs within it; SESSION windows of each group key, where a row
+// at ts opens [ts, ts+GapMs) and windows that overlap or touch merge.
 type WindowSpec struct {
 	Kind   string `json:"kind"`
-	SizeMs int64  `json:"size_ms"`
+	SizeMs int64  `json:"size_ms,omitempty"`
 	StepMs int64  `json:"step_ms,omitempty"`
+	GapMs  int64  `json:"gap_ms,omitempty"`
 }
 
 // WindowAggSpec configures a window aggregate: rows are assigned to the

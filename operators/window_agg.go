@@ -19,6 +19,9 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
+		if s.Window.Kind == jobgraph.WindowSession {
+			return NewSessionWindowAgg(*s)
+		}
 		return NewWindowAgg(*s)
 	})
 }

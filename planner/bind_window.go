@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/braidflow/braid/expr"
@@ -10,17 +11,19 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE)
-// over a table: the table's columns, then window_start, window_end and
-// window_time. It only runs under an aggregate grouped by window_start and
-// window_end (a window aggregate).
+// windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE,
+// SESSION) over a table: the table's columns, then window_start,
+// window_end and window_time. It only runs under an aggregate grouped by
+// window_start and window_end (a window aggregate).
 type windowNode struct {
 	pos   ast.Pos
 	input *scanNode
 	// timeCol is the table's rowtime column in input.
 	timeCol int
 	window  jobgraph.WindowSpec
-	out     types.Schema
+	// partition are SESSION's PARTITION BY columns in input.
+	partition []int
+	out       types.Schema
 }
 
 func (n *windowNode) schema() types.Schema { return n.out }
@@ -30,10 +33,21 @@ var windowParams = map[string][]string{
 	jobgraph.WindowTumble:   {"DATA", "TIMECOL", "SIZE", "OFFSET"},
 	jobgraph.WindowHop:      {"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"},
 	jobgraph.WindowCumulate: {"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"},
+	jobgraph.WindowSession:  {"DATA", "TIMECOL", "GAP"},
 }
 
-// bindWindowTVF binds TABLE(TUMBLE|HOP|CUMULATE(...)), with positional or
-// named (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, STEP =>) arguments.
+// windowRequired are the parameters of params a call must give: all but
+// OFFSET.
+func windowRequired(params []string) []string {
+	if params[len(params)-1] == "OFFSET" {
+		return params[:len(params)-1]
+	}
+	return params
+}
+
+// bindWindowTVF binds TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)), with
+// positional or named (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, STEP =>,
+// GAP =>) arguments; SESSION's table may have a PARTITION BY.
 func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	fn := strings.ToUpper(t.Call.FuncName())
 	params, ok := windowParams[fn]
@@ -50,7 +64,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		if na, ok := a.(*ast.NamedArg); ok {
 			name, a, named = strings.ToUpper(na.Name.Name), na.Value, true
 			if !containsStr(params, name) {
-				return nil, nil, errorf(na.Pos, "%s has no parameter %s (it takes %s)", fn, na.Name.Name, strings.Join(params[:len(params)-1], ", "))
+				return nil, nil, errorf(na.Pos, "%s has no parameter %s (it takes %s)", fn, na.Name.Name, strings.Join(windowRequired(params), ", "))
 			}
 		} else {
 			if named {
@@ -69,7 +83,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	if off, ok := args["OFFSET"]; ok {
 		return nil, nil, unsupported(off.Position(), "the OFFSET of a window function")
 	}
-	for _, p := range params[:len(params)-1] {
+	for _, p := range windowRequired(params) {
 		if args[p] == nil {
 			return nil, nil, errorf(t.Call.Pos, "%s needs its %s argument", fn, p)
 		}
@@ -78,7 +92,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	if !ok {
 		return nil, nil, errorf(args["DATA"].Position(), "the DATA argument of %s must be TABLE name", fn)
 	}
-	if len(ta.PartitionBy) > 0 {
+	if len(ta.PartitionBy) > 0 && fn != jobgraph.WindowSession {
 		return nil, nil, unsupported(ta.Pos, "PARTITION BY in "+fn)
 	}
 	in, inScope, err := b.bindTableName(&ast.TableName{Pos: ta.Pos, Name: ta.Name})
@@ -101,7 +115,15 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		return nil, nil, errorf(d.Columns[0].Pos, "The window function requires the timecol is a time attribute type, but is %s.", scan.out[col].Type)
 	}
 	w := jobgraph.WindowSpec{Kind: fn}
-	if w.SizeMs, err = b.windowInterval(fn, "SIZE", args["SIZE"]); err != nil {
+	var partition []int
+	if fn == jobgraph.WindowSession {
+		if w.GapMs, err = b.windowInterval(fn, "GAP", args["GAP"]); err != nil {
+			return nil, nil, err
+		}
+		if partition, err = sessionPartition(ta, inScope); err != nil {
+			return nil, nil, err
+		}
+	} else if w.SizeMs, err = b.windowInterval(fn, "SIZE", args["SIZE"]); err != nil {
 		return nil, nil, err
 	}
 	switch fn {
@@ -120,7 +142,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 			return nil, nil, errorf(args["SIZE"].Position(), "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.SizeMs, w.StepMs)
 		}
 	}
-	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w}
+	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w, partition: partition}
 	n.out = append(append(types.Schema{}, scan.out...), windowColumns(scan.out[col].Type)...)
 	sc := &scope{}
 	for _, f := range n.out {
@@ -132,6 +154,27 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		}
 	}
 	return n, sc, nil
+}
+
+// sessionPartition resolves SESSION's PARTITION BY: columns of the table,
+// each once.
+func sessionPartition(ta *ast.TableArg, sc *scope) ([]int, error) {
+	var cols []int
+	for _, e := range ta.PartitionBy {
+		ref, ok := e.(*ast.ColumnRef)
+		if !ok {
+			return nil, unsupported(e.Position(), "a PARTITION BY expression other than a column")
+		}
+		c, err := sc.resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(cols, c) {
+			return nil, errorf(e.Position(), "column %s is given twice in PARTITION BY", ref.String())
+		}
+		cols = append(cols, c)
+	}
+	return cols, nil
 }
 
 // windowColumns are the columns a window function adds: window_start and
@@ -216,6 +259,11 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	if !hasStart || !hasEnd {
 		return nil, unsupported(w.pos, "a window function whose rows are not grouped by window_start and window_end")
 	}
+	if w.window.Kind == jobgraph.WindowSession && !sessionKeysMatch(exprs, w.partition) {
+		// NB: Flink then runs SESSION as a relation of its own under a
+		// group aggregate (WindowUtil.validGroupKeyPartitionKey).
+		return nil, unsupported(w.pos, "a SESSION window aggregate whose GROUP BY keys, besides window_start, window_end and window_time, are not the PARTITION BY columns")
+	}
 	nk := len(exprs)
 	keys := make([]int, nk)
 	for i := range keys {
@@ -234,6 +282,11 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		}
 		if reads {
 			return nil, unsupported(w.pos, "an aggregate of window columns")
+		}
+		if w.window.Kind == jobgraph.WindowSession && !mergeable(c.fn) {
+			// Their results depend on the rows' arrival order, which
+			// merged sessions interleave.
+			return nil, unsupported(w.pos, c.fn+" in a SESSION window aggregate")
 		}
 		calls[i] = c.spec(column)
 	}
@@ -279,10 +332,36 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 // TUMBLE(size=[10 min]).
 func describeWindow(w jobgraph.WindowSpec) string {
 	switch w.Kind {
+	case jobgraph.WindowSession:
+		return fmt.Sprintf("SESSION(gap=[%d ms])", w.GapMs)
 	case jobgraph.WindowHop:
 		return fmt.Sprintf("HOP(slide=[%d ms], size=[%d ms])", w.StepMs, w.SizeMs)
 	case jobgraph.WindowCumulate:
 		return fmt.Sprintf("CUMULATE(step=[%d ms], max_size=[%d ms])", w.StepMs, w.SizeMs)
 	}
 	return fmt.Sprintf("TUMBLE(size=[%d ms])", w.SizeMs)
+}
+
+// sessionKeysMatch reports whether keys, the GROUP BY keys other than the
+// window columns, are the PARTITION BY columns, as a set.
+func sessionKeysMatch(keys []*expr.Expr, partition []int) bool {
+	if len(keys) != len(partition) {
+		return false
+	}
+	for _, k := range keys {
+		if k.Op != expr.OpColumn || !slices.Contains(partition, k.Col) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeable reports whether the aggregate function's accumulators merge,
+// as SESSION windows need.
+func mergeable(fn string) bool {
+	switch fn {
+	case jobgraph.AggListAgg, jobgraph.AggFirstValue, jobgraph.AggLastValue:
+		return false
+	}
+	return true
 }
