@@ -126,7 +126,10 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 	case w.SizeMs <= 0:
 		return nil, fmt.Errorf("operators: window size %d ms", w.SizeMs)
 	case w.Kind == jobgraph.WindowTumble:
-	case (w.Kind == jobgraph.WindowHop || w.Kind == jobgraph.WindowCumulate) && w.StepMs > 0 && w.SizeMs%w.StepMs == 0:
+	case w.Kind == jobgraph.WindowHop && w.StepMs > 0:
+		// NB: a legacy HOP group window's size need not be a multiple of
+		// its slide (the HOP function's must, which the planner checks).
+	case w.Kind == jobgraph.WindowCumulate && w.StepMs > 0 && w.SizeMs%w.StepMs == 0:
 	default:
 		return nil, fmt.Errorf("operators: bad window %+v", w)
 	}

@@ -130,6 +130,9 @@ func TestAssignWindows(t *testing.T) {
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10}, -1, "[{-10 0}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 10, StepMs: 5}, 12, "[{10 20} {5 15}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 10, StepMs: 5}, 15, "[{15 25} {10 20}]"},
+		// A legacy HOP group window's size need not be a multiple of its slide.
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 7, StepMs: 5}, 11, "[{10 17} {5 12}]"},
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 7, StepMs: 5}, 13, "[{10 17}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowCumulate, SizeMs: 10, StepMs: 2}, 13, "[{10 14} {10 16} {10 18} {10 20}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowCumulate, SizeMs: 10, StepMs: 2}, 19, "[{10 20}]"},
 	} {

@@ -207,13 +207,25 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 	var keys []*expr.Expr
 	var keyNames []string
 	keyIdx := map[string]int{}
+	var gw *groupWindow
 	for _, g := range s.GroupBy {
 		switch g := g.(type) {
 		case *ast.GroupingSets:
 			return nil, unsupported(g.Pos, g.Kind)
 		case *ast.FuncCall:
 			if name := strings.ToUpper(g.FuncName()); groupWindows[name] {
-				return nil, unsupported(g.Pos, "the group window function "+name+" in GROUP BY")
+				if _, ok := groupWindowArgs[name]; !ok {
+					return nil, unsupported(g.Pos, "the group window function "+name+" in GROUP BY")
+				}
+				if gw != nil {
+					// Flink's LogicalWindowAggregateRule.
+					return nil, errorf(g.Pos, "Only a single window group function may be used in GROUP BY")
+				}
+				var err error
+				if gw, err = bindGroupWindow(gsc, g, name); err != nil {
+					return nil, err
+				}
+				continue
 			}
 		}
 		k, err := bindExpr(gsc, g)
@@ -232,6 +244,9 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		keys = append(keys, k)
 		keyNames = append(keyNames, name)
 	}
+	if err := checkAuxCalls(agg.calls, gw); err != nil {
+		return nil, err
+	}
 	r := newAggRewriter(agg.width, keys, keyIdx)
 	for i, e := range exprs {
 		ne, col := r.rewrite(e)
@@ -247,7 +262,7 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		}
 		having = h
 	}
-	n := &aggNode{input: in, keys: keys, calls: agg.calls, ttl: ttl}
+	n := &aggNode{input: in, keys: keys, calls: agg.calls, ttl: ttl, window: gw}
 	for i, k := range keys {
 		n.out = append(n.out, types.Field{Name: keyNames[i], Type: k.Type})
 	}

@@ -216,22 +216,49 @@ func containsStr(s []string, v string) bool {
 }
 
 // buildWindowAgg plans an aggregate over a window function, grouped by
-// window_start and window_end (and possibly window_time and other keys):
-// a calc over the table's rows computes the other keys, the aggregates'
-// arguments and the rowtime; a HASH edge on the keys (SINGLE without)
+// window_start and window_end (and possibly window_time and other keys).
+func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
+	return ph.windowAggregate(n, windowedInput{pos: w.pos, input: w.input, timeCol: w.timeCol,
+		window: w.window, partition: w.partition, tvf: true})
+}
+
+// buildGroupWindowAgg plans an aggregate grouped by a legacy group window
+// (GROUP BY TUMBLE(ts, ...), k) on the same window aggregate.
+func (ph *physical) buildGroupWindowAgg(n *aggNode) (*stream, error) {
+	gw := n.window
+	return ph.windowAggregate(n, windowedInput{pos: gw.pos, input: n.input, timeCol: gw.timeCol, window: gw.window})
+}
+
+// windowedInput is what a window aggregate reads: input's rows, assigned
+// to windows by timeCol. For a window function (tvf) the aggregate's
+// input is input's columns then window_start, window_end and window_time,
+// which its keys name; for a group window the auxiliary calls name them.
+type windowedInput struct {
+	pos       ast.Pos
+	input     node
+	timeCol   int
+	window    jobgraph.WindowSpec
+	partition []int // SESSION's PARTITION BY columns (window functions only)
+	tvf       bool
+}
+
+// windowAggregate plans a window aggregate: a calc over the input's rows
+// computes the keys (other than the window columns), the aggregates'
+// arguments and the time column; a HASH edge on the keys (SINGLE without)
 // feeds the WindowAggregate, whose output a calc lays out as the
 // aggregate's columns. The result is insert-only.
-func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
-	nIn := len(w.input.out)
+func (ph *physical) windowAggregate(n *aggNode, w windowedInput) (*stream, error) {
+	inSchema := w.input.schema()
+	nIn := len(inSchema)
 	windowCol := func(e *expr.Expr) int {
-		if e.Op == expr.OpColumn && e.Col >= nIn {
+		if w.tvf && e.Op == expr.OpColumn && e.Col >= nIn {
 			return e.Col - nIn
 		}
 		return -1
 	}
 	readsWindow := func(e *expr.Expr) bool {
 		for _, c := range columnsOf(e) {
-			if c >= nIn {
+			if w.tvf && c >= nIn {
 				return true
 			}
 		}
@@ -256,10 +283,10 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		exprs = append(exprs, k)
 		pre = append(pre, n.out[i])
 	}
-	if !hasStart || !hasEnd {
+	if w.tvf && (!hasStart || !hasEnd) {
 		return nil, unsupported(w.pos, "a window function whose rows are not grouped by window_start and window_end")
 	}
-	if w.window.Kind == jobgraph.WindowSession && !sessionKeysMatch(exprs, w.partition) {
+	if w.tvf && w.window.Kind == jobgraph.WindowSession && !sessionKeysMatch(exprs, w.partition) {
 		// NB: Flink then runs SESSION as a relation of its own under a
 		// group aggregate (WindowUtil.validGroupKeyPartitionKey).
 		return nil, unsupported(w.pos, "a SESSION window aggregate whose GROUP BY keys, besides window_start, window_end and window_time, are not the PARTITION BY columns")
@@ -274,8 +301,14 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", len(pre)), Type: e.Type})
 		return len(exprs) - 1
 	}
-	calls := make([]jobgraph.AggCall, len(n.calls))
+	var calls []jobgraph.AggCall
+	// callCol[j] is call j's column in the operator's output.
+	callCol := make([]int, len(n.calls))
 	for i, c := range n.calls {
+		if c.aux != nil {
+			callCol[i] = nk + c.aux.windowColumn()
+			continue
+		}
 		reads := (c.arg != nil && readsWindow(c.arg)) || (c.filter != nil && readsWindow(c.filter))
 		for _, m := range c.more {
 			reads = reads || readsWindow(m)
@@ -288,11 +321,12 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 			// merged sessions interleave.
 			return nil, unsupported(w.pos, c.fn+" in a SESSION window aggregate")
 		}
-		calls[i] = c.spec(column)
+		callCol[i] = nk + 3 + len(calls)
+		calls = append(calls, c.spec(column))
 	}
 	rowtime := len(exprs)
-	exprs = append(exprs, expr.Column(w.timeCol, w.input.out[w.timeCol].Type))
-	pre = append(pre, w.input.out[w.timeCol])
+	exprs = append(exprs, expr.Column(w.timeCol, inSchema[w.timeCol].Type))
+	pre = append(pre, inSchema[w.timeCol])
 	in, err := ph.build(&projectNode{input: w.input, exprs: exprs, out: pre})
 	if err != nil {
 		return nil, err
@@ -300,8 +334,12 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	if in.changes != "" {
 		return nil, errorf(w.pos, "StreamPhysicalWindowAggregate doesn't support consuming update and delete changes which is produced by node %s", in.changes)
 	}
-	aggOut := append(append(types.Schema{}, pre[:nk]...), windowColumns(w.input.out[w.timeCol].Type)...)
-	aggOut = append(aggOut, n.out[len(n.keys):]...)
+	aggOut := append(append(types.Schema{}, pre[:nk]...), windowColumns(inSchema[w.timeCol].Type)...)
+	for i, c := range n.calls {
+		if c.aux == nil {
+			aggOut = append(aggOut, n.out[len(n.keys)+i])
+		}
+	}
 	spec := jobgraph.WindowAggSpec{InputSchema: in.schema, Keys: keys, Rowtime: rowtime, Window: w.window, Aggs: calls, OutputSchema: aggOut}
 	par, part := ph.parallelism, types.PartitionHash
 	if nk == 0 {
@@ -322,7 +360,7 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		out[i] = expr.Column(c, aggOut[c].Type)
 	}
 	for j := range n.calls {
-		c := nk + 3 + j
+		c := callCol[j]
 		out[len(n.keys)+j] = expr.Column(c, aggOut[c].Type)
 	}
 	return ph.calc(s, nil, out, n.out), nil
