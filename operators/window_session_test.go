@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/braidflow/braid/jobgraph"
+	"github.com/braidflow/braid/state"
 	"github.com/braidflow/braid/types"
 )
 
@@ -357,4 +358,81 @@ func TestSessionWindowAggOracle(t *testing.T) {
 			})
 		}
 	}
+}
+
+// benchSessionWindow runs 1000 keys into 10 ms session windows, 4096-row
+// batches, each key's rows 4 ms apart (so sessions grow, and a session
+// closes when its key skips a batch), a watermark after each batch. It
+// reports rows/s and the bytes of state (keys and values of every state
+// entry) per key with an open session at the end.
+func benchSessionWindow(b *testing.B, spec jobgraph.WindowAggSpec) {
+	a := openSessionAgg(b, spec, 0)
+	rows := make([]winRow, 4096)
+	out := discardCollector{}
+	const keys = 1000
+	b.ResetTimer()
+	for n := 0; n < b.N; n++ {
+		skip := int64(n % 7) // keys k%7 == skip sit this batch out
+		for i := range rows {
+			k := int64(i % keys)
+			if k%7 == skip {
+				k = (k + 1) % keys
+			}
+			rows[i] = winRow{k: k, x: int64(i % 13), ts: int64(n*4 + i/1024)}
+		}
+		sessProcess(b, a, out, sessBatch(rows...))
+		if err := a.ProcessWatermark(int64(n*4-12), out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N*len(rows))/b.Elapsed().Seconds(), "rows/s")
+	open, bytes := 0, 0
+	if err := a.sess.Scan(func(_ int, key, value []byte) error {
+		open++
+		bytes += len(key) + len(value)
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	if err := a.timers.Scan(func(_ int, key []byte, rows []state.MultisetRow) error {
+		for _, r := range rows {
+			bytes += len(key) + len(r.Row) + 8 // the count
+		}
+		return nil
+	}); err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range a.views {
+		if err := v.counts.Scan(func(_ int, key, value []byte) error {
+			bytes += len(key) + len(value)
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+		if err := v.values.Scan(func(_ int, key []byte, rows []state.MultisetRow) error {
+			for _, r := range rows {
+				bytes += len(key) + len(r.Row) + 8
+			}
+			return nil
+		}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if open > 0 {
+		b.ReportMetric(float64(bytes)/float64(open), "state-bytes/key")
+	}
+}
+
+// BenchmarkSessionWindowAgg: COUNT(*) and SUM(x) per session.
+func BenchmarkSessionWindowAgg(b *testing.B) {
+	spec := windowSpec(sessionWindow(10))
+	spec.InputSchema = sessInput
+	benchSessionWindow(b, spec)
+}
+
+// BenchmarkSessionWindowAggDistinct: sessAggSpec's eight aggregates, two
+// of them DISTINCT (values in the distinct views' state).
+func BenchmarkSessionWindowAggDistinct(b *testing.B) {
+	benchSessionWindow(b, sessAggSpec(10))
 }
