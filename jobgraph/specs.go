@@ -351,10 +351,15 @@ type WindowSpec struct {
 // output is the key columns, window_start, window_end, window_time, then
 // one column per aggregate.
 type WindowAggSpec struct {
-	InputSchema  types.Schema `json:"input_schema"`
-	Keys         []int        `json:"keys"`
-	Rowtime      int          `json:"rowtime"`
-	Window       WindowSpec   `json:"window"`
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys"`
+	Rowtime     int          `json:"rowtime"`
+	Window      WindowSpec   `json:"window"`
+	// Proctime makes the windows processing-time windows: rows go to the
+	// windows of the operator's clock when they arrive (Rowtime, the
+	// PROCTIME() column, is not read), and a window fires once the clock
+	// passes its end - 1, or at the end of the input.
+	Proctime     bool         `json:"proctime,omitempty"`
 	Aggs         []AggCall    `json:"aggs"`
 	OutputSchema types.Schema `json:"output_schema"`
 }

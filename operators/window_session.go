@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -49,6 +50,7 @@ type SessionWindowAgg struct {
 	maxPar int
 
 	watermarkState
+	procClock
 	ends []int64 // the ends of the sessions in flight, ascending
 	open map[int64]*openWindow
 
@@ -79,9 +81,10 @@ type SessionWindowAgg struct {
 }
 
 var (
-	_ StatefulOperator = (*SessionWindowAgg)(nil)
-	_ WatermarkHandler = (*SessionWindowAgg)(nil)
-	_ Checkpointer     = (*SessionWindowAgg)(nil)
+	_ StatefulOperator      = (*SessionWindowAgg)(nil)
+	_ WatermarkHandler      = (*SessionWindowAgg)(nil)
+	_ Checkpointer          = (*SessionWindowAgg)(nil)
+	_ ProcessingTimeHandler = (*SessionWindowAgg)(nil)
 )
 
 // session is one open session window of a key.
@@ -148,6 +151,7 @@ func (a *SessionWindowAgg) Open(ctx *Context) error {
 	}
 	a.maxPar = maxPar
 	a.be = be
+	a.openClock(ctx, a.spec.Proctime)
 	a.sess = be.Value("ssessions")
 	a.timers = be.Multiset("stimers")
 	openViews(a.views, be, true, 0)
@@ -239,16 +243,21 @@ func (a *SessionWindowAgg) Process(_ int, b types.Batch, _ Collector) error {
 	types.HashColumns(a.keyCols, a.hashes)
 	ts := cols[a.spec.Rowtime].(*array.Timestamp)
 	kinds := b.Kinds()
+	a.tick()
 	for i := 0; i < n; i++ {
 		if types.RowKind(kinds[i]).IsRetract() {
 			return fmt.Errorf("operators: window aggregate got a %v row; its input must be insert-only", types.RowKind(kinds[i]))
 		}
-		if ts.IsNull(i) {
-			return ErrNullRowtime
+		t := a.nowMs
+		if !a.proctime {
+			if ts.IsNull(i) {
+				return ErrNullRowtime
+			}
+			t = floorMillis(int64(ts.Value(i)))
 		}
 		kg := types.KeyGroupForHash(a.hashes[i], a.maxPar)
 		a.keyBuf = a.keyEnc.EncodeKey(a.keyBuf[:0], a.keyCols, i)
-		if err := a.add(kg, cols, i, floorMillis(int64(ts.Value(i)))); err != nil {
+		if err := a.add(kg, cols, i, t); err != nil {
 			return err
 		}
 	}
@@ -576,8 +585,30 @@ func (a *SessionWindowAgg) store(kg int) error {
 	return a.sess.Put(kg, a.keyBuf, b)
 }
 
-// ProcessWatermark fires the sessions wm completes, then forwards wm.
+// ProcessWatermark fires the sessions wm completes, then forwards wm. Over
+// processing time it only forwards wm, but for the maximum watermark, which
+// ends the input: that fires every session.
 func (a *SessionWindowAgg) ProcessWatermark(wm int64, out Collector) error {
+	if a.proctime && wm != MaxWatermark {
+		return EmitWatermark(out, wm)
+	}
+	if err := a.fireUpTo(wm, out); err != nil {
+		return err
+	}
+	return EmitWatermark(out, wm)
+}
+
+// OnProcessingTime fires, over processing time, the sessions whose end - 1
+// the clock has reached.
+func (a *SessionWindowAgg) OnProcessingTime(now time.Time, out Collector) error {
+	if !a.proctime {
+		return nil
+	}
+	return a.fireUpTo(now.UnixMilli(), out)
+}
+
+// fireUpTo fires the sessions whose end - 1 is at most wm, in order of end.
+func (a *SessionWindowAgg) fireUpTo(wm int64, out Collector) error {
 	if wm <= a.wm {
 		return nil
 	}
@@ -589,10 +620,7 @@ func (a *SessionWindowAgg) ProcessWatermark(wm int64, out Collector) error {
 		}
 	}
 	a.ends = append(a.ends[:0], a.ends[fired:]...)
-	if err := a.flush(out); err != nil {
-		return err
-	}
-	return EmitWatermark(out, wm)
+	return a.flush(out)
 }
 
 // fire emits the sessions that end at end, in order of registration, and

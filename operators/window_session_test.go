@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -435,4 +436,60 @@ func BenchmarkSessionWindowAgg(b *testing.B) {
 // of them DISTINCT (values in the distinct views' state).
 func BenchmarkSessionWindowAggDistinct(b *testing.B) {
 	benchSessionWindow(b, sessAggSpec(10))
+}
+
+// TestProcessingTimeWindows: over a PROCTIME() attribute rows go to the
+// windows of the injected clock, whatever their time column holds;
+// windows fire when the clock reaches end - 1; watermarks only pass
+// through, but the maximum one, at the end of the input, fires the rest.
+func TestProcessingTimeWindows(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		w    jobgraph.WindowSpec
+		want []string
+	}{
+		{"tumble", jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10},
+			[]string{"", "+I[1 1000 1010 1009 2 3]", "wm 5", "+I[1 1020 1030 1029 1 4] wm max"}},
+		{"session", sessionWindow(10),
+			[]string{"", "+I[1 1001 1014 1013 2 3]", "wm 5", "+I[1 1020 1030 1029 1 4] wm max"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			spec := windowSpec(c.w)
+			spec.Proctime = true
+			clock := time.UnixMilli(1001)
+			ctx := withKeyedState(t, &Context{Now: func() time.Time { return clock }}, 0, "")
+			op, err := NewOperator(&spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := op.Open(ctx); err != nil {
+				t.Fatal(err)
+			}
+			defer op.Close()
+			h := op.(ProcessingTimeHandler)
+			if h.ProcessingTimeInterval() <= 0 {
+				t.Fatal("no processing-time calls asked for")
+			}
+			out := &winCollector{}
+			sessProcess(t, op, out, winBatch(winRow{1, 1, 999999}))
+			clock = time.UnixMilli(1004)
+			sessProcess(t, op, out, winBatch(winRow{1, 2, -5}))
+			var got []string
+			if err := h.OnProcessingTime(time.UnixMilli(1008), out); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, out.take())
+			if err := h.OnProcessingTime(time.UnixMilli(1013), out); err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, out.take())
+			clock = time.UnixMilli(1020)
+			sessProcess(t, op, out, winBatch(winRow{1, 4, 0}))
+			got = append(got, sessWatermark(t, op.(WatermarkHandler), out, 5))
+			got = append(got, sessWatermark(t, op.(WatermarkHandler), out, MaxWatermark))
+			if strings.Join(got, "|") != strings.Join(c.want, "|") {
+				t.Fatalf("got %q, want %q", got, c.want)
+			}
+		})
+	}
 }

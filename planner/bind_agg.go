@@ -222,7 +222,7 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 					return nil, errorf(g.Pos, "Only a single window group function may be used in GROUP BY")
 				}
 				var err error
-				if gw, err = bindGroupWindow(gsc, g, name); err != nil {
+				if gw, err = bindGroupWindow(gsc, in, g, name); err != nil {
 					return nil, err
 				}
 				continue

@@ -18,7 +18,9 @@ type groupWindow struct {
 	pos     ast.Pos
 	fn      string
 	timeCol int // the time attribute's column in the aggregate's input
-	window  jobgraph.WindowSpec
+	// proctime is set when the time attribute is a PROCTIME() column.
+	proctime bool
+	window   jobgraph.WindowSpec
 	// key is the canonical form of the call's arguments: an auxiliary
 	// function names the same window when its own are equal.
 	key string
@@ -115,16 +117,42 @@ func bindGroupWindowArgs(sc *scope, f *ast.FuncCall, name, fn string) (*expr.Exp
 
 // bindGroupWindow binds the group window function f of a GROUP BY, whose
 // time column must be a rowtime attribute of the input.
-func bindGroupWindow(sc *scope, f *ast.FuncCall, fn string) (*groupWindow, error) {
+func bindGroupWindow(sc *scope, in node, f *ast.FuncCall, fn string) (*groupWindow, error) {
 	tc, w, key, err := bindGroupWindowArgs(sc, f, fn, fn)
 	if err != nil {
 		return nil, err
 	}
-	if tc.Op != expr.OpColumn || !sc.isRowtime(tc) {
+	proctime := tc.Op == expr.OpColumn && tc.Col == proctimeOf(in)
+	if tc.Op != expr.OpColumn || !sc.isRowtime(tc) && !proctime {
 		// Flink's StreamLogicalWindowAggregateRule.
 		return nil, errorf(f.Args[0].Position(), "Window can only be defined on a time attribute column, but is type of %s", tc.Type)
 	}
-	return &groupWindow{pos: f.Pos, fn: fn, timeCol: tc.Col, window: w, key: key}, nil
+	return &groupWindow{pos: f.Pos, fn: fn, timeCol: tc.Col, proctime: proctime, window: w, key: key}, nil
+}
+
+// proctimeOf returns the column of n's output that is its table's
+// processing-time attribute (a column computed as PROCTIME()), or -1.
+// Filters and projections that pass the column through keep it one.
+func proctimeOf(n node) int {
+	switch n := n.(type) {
+	case *scanNode:
+		for i, c := range n.table.Columns {
+			if c.Proctime() && i < len(n.out) {
+				return i
+			}
+		}
+	case *filterNode:
+		return proctimeOf(n.input)
+	case *projectNode:
+		if r := proctimeOf(n.input); r >= 0 {
+			for i, e := range n.exprs {
+				if e.Op == expr.OpColumn && e.Col == r {
+					return i
+				}
+			}
+		}
+	}
+	return -1
 }
 
 // bindAux collects the auxiliary group window function f (name) as a call
@@ -166,6 +194,9 @@ func checkAuxCalls(calls []aggCall, gw *groupWindow) error {
 	for _, c := range calls {
 		if c.aux != nil && (gw == nil || c.aux.fn != gw.fn || c.aux.key != gw.key) {
 			return auxWithoutWindow(c.aux)
+		}
+		if c.aux != nil && c.aux.prop == auxRowtime && gw.proctime {
+			return unsupported(c.aux.pos, c.aux.name+" of a processing-time window")
 		}
 	}
 	return nil

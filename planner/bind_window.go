@@ -23,7 +23,9 @@ type windowNode struct {
 	window  jobgraph.WindowSpec
 	// partition are SESSION's PARTITION BY columns in input.
 	partition []int
-	out       types.Schema
+	// proctime is set when timeCol is a PROCTIME() attribute.
+	proctime bool
+	out      types.Schema
 }
 
 func (n *windowNode) schema() types.Schema { return n.out }
@@ -111,7 +113,8 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if col != scan.rowtime {
+	proctime := col == proctimeOf(scan)
+	if col != scan.rowtime && !proctime {
 		return nil, nil, errorf(d.Columns[0].Pos, "The window function requires the timecol is a time attribute type, but is %s.", scan.out[col].Type)
 	}
 	w := jobgraph.WindowSpec{Kind: fn}
@@ -142,7 +145,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 			return nil, nil, errorf(args["SIZE"].Position(), "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.SizeMs, w.StepMs)
 		}
 	}
-	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w, partition: partition}
+	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w, partition: partition, proctime: proctime}
 	n.out = append(append(types.Schema{}, scan.out...), windowColumns(scan.out[col].Type)...)
 	sc := &scope{}
 	for _, f := range n.out {
@@ -219,14 +222,14 @@ func containsStr(s []string, v string) bool {
 // window_start and window_end (and possibly window_time and other keys).
 func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	return ph.windowAggregate(n, windowedInput{pos: w.pos, input: w.input, timeCol: w.timeCol,
-		window: w.window, partition: w.partition, tvf: true})
+		window: w.window, partition: w.partition, proctime: w.proctime, tvf: true})
 }
 
 // buildGroupWindowAgg plans an aggregate grouped by a legacy group window
 // (GROUP BY TUMBLE(ts, ...), k) on the same window aggregate.
 func (ph *physical) buildGroupWindowAgg(n *aggNode) (*stream, error) {
 	gw := n.window
-	return ph.windowAggregate(n, windowedInput{pos: gw.pos, input: n.input, timeCol: gw.timeCol, window: gw.window})
+	return ph.windowAggregate(n, windowedInput{pos: gw.pos, input: n.input, timeCol: gw.timeCol, window: gw.window, proctime: gw.proctime})
 }
 
 // windowedInput is what a window aggregate reads: input's rows, assigned
@@ -239,6 +242,7 @@ type windowedInput struct {
 	timeCol   int
 	window    jobgraph.WindowSpec
 	partition []int // SESSION's PARTITION BY columns (window functions only)
+	proctime  bool  // timeCol is a PROCTIME() attribute
 	tvf       bool
 }
 
@@ -340,12 +344,15 @@ func (ph *physical) windowAggregate(n *aggNode, w windowedInput) (*stream, error
 			aggOut = append(aggOut, n.out[len(n.keys)+i])
 		}
 	}
-	spec := jobgraph.WindowAggSpec{InputSchema: in.schema, Keys: keys, Rowtime: rowtime, Window: w.window, Aggs: calls, OutputSchema: aggOut}
+	spec := jobgraph.WindowAggSpec{InputSchema: in.schema, Keys: keys, Rowtime: rowtime, Window: w.window, Proctime: w.proctime, Aggs: calls, OutputSchema: aggOut}
 	par, part := ph.parallelism, types.PartitionHash
 	if nk == 0 {
 		par, part = 1, types.PartitionSingle
 	}
 	name := fmt.Sprintf("WindowAggregate(window=[%s])", describeWindow(w.window))
+	if w.proctime {
+		name = fmt.Sprintf("WindowAggregate(window=[%s], time=[proctime])", describeWindow(w.window))
+	}
 	v := ph.b.vertex(name, par, 1, op(name, &spec))
 	ph.b.edge(in.vertex, v, 0, part, keys)
 	s := &stream{vertex: v, schema: aggOut, bounded: in.bounded}
