@@ -341,6 +341,10 @@ type WindowSpec struct {
 	SizeMs int64  `json:"size_ms,omitempty"`
 	StepMs int64  `json:"step_ms,omitempty"`
 	GapMs  int64  `json:"gap_ms,omitempty"`
+	// OffsetMs shifts the alignment of TUMBLE, HOP and CUMULATE windows:
+	// their starts are OffsetMs past a multiple of the step (the size of
+	// a TUMBLE, of a CUMULATE's window). It may be negative.
+	OffsetMs int64 `json:"offset_ms,omitempty"`
 }
 
 // WindowAggSpec configures a window aggregate: rows are assigned to the

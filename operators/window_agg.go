@@ -233,7 +233,7 @@ func (a *WindowAgg) restoreWindows() error {
 func windowStart(w jobgraph.WindowSpec, end int64) int64 {
 	if w.Kind == jobgraph.WindowCumulate {
 		// The step ends inside its size-aligned window.
-		return (end - 1) - floorMod(end-1, w.SizeMs)
+		return (end - 1) - floorMod(end-1-w.OffsetMs, w.SizeMs)
 	}
 	return end - w.SizeMs
 }
@@ -389,19 +389,19 @@ func (a *WindowAgg) decode(src []byte) (int64, error) {
 func assignWindows(dst []window, w jobgraph.WindowSpec, ts int64) []window {
 	switch w.Kind {
 	case jobgraph.WindowHop:
-		last := ts - floorMod(ts, w.StepMs)
+		last := ts - floorMod(ts-w.OffsetMs, w.StepMs)
 		for start := last; start > ts-w.SizeMs; start -= w.StepMs {
 			dst = append(dst, window{start, start + w.SizeMs})
 		}
 	case jobgraph.WindowCumulate:
-		start := ts - floorMod(ts, w.SizeMs)
+		start := ts - floorMod(ts-w.OffsetMs, w.SizeMs)
 		for end := start + w.StepMs; end <= start+w.SizeMs; end += w.StepMs {
 			if end > ts {
 				dst = append(dst, window{start, end})
 			}
 		}
 	default:
-		start := ts - floorMod(ts, w.SizeMs)
+		start := ts - floorMod(ts-w.OffsetMs, w.SizeMs)
 		dst = append(dst, window{start, start + w.SizeMs})
 	}
 	return dst

@@ -66,7 +66,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		if na, ok := a.(*ast.NamedArg); ok {
 			name, a, named = strings.ToUpper(na.Name.Name), na.Value, true
 			if !containsStr(params, name) {
-				return nil, nil, errorf(na.Pos, "%s has no parameter %s (it takes %s)", fn, na.Name.Name, strings.Join(windowRequired(params), ", "))
+				return nil, nil, errorf(na.Pos, "%s has no parameter %s (it takes %s)", fn, na.Name.Name, strings.Join(params, ", "))
 			}
 		} else {
 			if named {
@@ -81,9 +81,6 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 			return nil, nil, errorf(a.Position(), "%s is given twice", name)
 		}
 		args[name] = a
-	}
-	if off, ok := args["OFFSET"]; ok {
-		return nil, nil, unsupported(off.Position(), "the OFFSET of a window function")
 	}
 	for _, p := range windowRequired(params) {
 		if args[p] == nil {
@@ -143,6 +140,11 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		}
 		if w.SizeMs%w.StepMs != 0 {
 			return nil, nil, errorf(args["SIZE"].Position(), "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.SizeMs, w.StepMs)
+		}
+	}
+	if off, ok := args["OFFSET"]; ok {
+		if w.OffsetMs, err = windowOffset(fn, off, w); err != nil {
+			return nil, nil, err
 		}
 	}
 	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w, partition: partition, proctime: proctime}
@@ -376,15 +378,21 @@ func (ph *physical) windowAggregate(n *aggNode, w windowedInput) (*stream, error
 // describeWindow names a window as Flink's plans do, roughly:
 // TUMBLE(size=[10 min]).
 func describeWindow(w jobgraph.WindowSpec) string {
+	var d string
 	switch w.Kind {
 	case jobgraph.WindowSession:
-		return fmt.Sprintf("SESSION(gap=[%d ms])", w.GapMs)
+		d = fmt.Sprintf("SESSION(gap=[%d ms])", w.GapMs)
 	case jobgraph.WindowHop:
-		return fmt.Sprintf("HOP(slide=[%d ms], size=[%d ms])", w.StepMs, w.SizeMs)
+		d = fmt.Sprintf("HOP(slide=[%d ms], size=[%d ms])", w.StepMs, w.SizeMs)
 	case jobgraph.WindowCumulate:
-		return fmt.Sprintf("CUMULATE(step=[%d ms], max_size=[%d ms])", w.StepMs, w.SizeMs)
+		d = fmt.Sprintf("CUMULATE(step=[%d ms], max_size=[%d ms])", w.StepMs, w.SizeMs)
+	default:
+		d = fmt.Sprintf("TUMBLE(size=[%d ms])", w.SizeMs)
 	}
-	return fmt.Sprintf("TUMBLE(size=[%d ms])", w.SizeMs)
+	if w.OffsetMs != 0 {
+		d = d[:len(d)-1] + fmt.Sprintf(", offset=[%d ms])", w.OffsetMs)
+	}
+	return d
 }
 
 // sessionKeysMatch reports whether keys, the GROUP BY keys other than the
@@ -409,4 +417,22 @@ func mergeable(fn string) bool {
 		return false
 	}
 	return true
+}
+
+// windowOffset binds the OFFSET of TUMBLE, HOP or CUMULATE: a constant
+// INTERVAL DAY TO SECOND, possibly negative; a TUMBLE's must be smaller
+// than its size (Flink's WindowUtil check).
+func windowOffset(fn string, a ast.Expr, w jobgraph.WindowSpec) (int64, error) {
+	e, err := bindExpr(&scope{}, a)
+	if err != nil {
+		return 0, err
+	}
+	ms, ok := e.Value.(int64)
+	if e.Op != expr.OpLiteral || e.Type.Kind != types.KindIntervalDayTime || !ok {
+		return 0, errorf(a.Position(), "the OFFSET of %s must be a constant INTERVAL DAY TO SECOND such as INTERVAL '1' MINUTE, got %s", fn, a.String())
+	}
+	if fn == jobgraph.WindowTumble && (ms >= w.SizeMs || -ms >= w.SizeMs) {
+		return 0, errorf(a.Position(), "TUMBLE table function parameters must satisfy abs(offset) < size, but got size %d ms and offset %d ms.", w.SizeMs, ms)
+	}
+	return ms, nil
 }
