@@ -434,16 +434,23 @@ const (
 	WindowTumble   = "TUMBLE"
 	WindowHop      = "HOP"
 	WindowCumulate = "CUMULATE"
+	WindowSession  = "SESSION"
 )
 
 // WindowSpec is a window table-valued function's windows, aligned to the
 // epoch (no offset): TUMBLE windows of SizeMs; HOP windows of SizeMs every
 // StepMs (the slide); CUMULATE windows starting every SizeMs and ending
-// every StepMs within it.
+// every StepMs within it; SESSION windows of each group key, where a row
+// at ts opens [ts, ts+GapMs) and windows that overlap or touch merge.
 type WindowSpec struct {
 	Kind   string `json:"kind"`
-	SizeMs int64  `json:"size_ms"`
+	SizeMs int64  `json:"size_ms,omitempty"`
 	StepMs int64  `json:"step_ms,omitempty"`
+	GapMs  int64  `json:"gap_ms,omitempty"`
+	// OffsetMs shifts the alignment of TUMBLE, HOP and CUMULATE windows:
+	// their starts are OffsetMs past a multiple of the step (the size of
+	// a TUMBLE, of a CUMULATE's window). It may be negative.
+	OffsetMs int64 `json:"offset_ms,omitempty"`
 }
 
 // WindowAggSpec configures a window aggregate: rows are assigned to the
@@ -454,10 +461,15 @@ type WindowSpec struct {
 // output is the key columns, window_start, window_end, window_time, then
 // one column per aggregate.
 type WindowAggSpec struct {
-	InputSchema  types.Schema `json:"input_schema"`
-	Keys         []int        `json:"keys"`
-	Rowtime      int          `json:"rowtime"`
-	Window       WindowSpec   `json:"window"`
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys"`
+	Rowtime     int          `json:"rowtime"`
+	Window      WindowSpec   `json:"window"`
+	// Proctime makes the windows processing-time windows: rows go to the
+	// windows of the operator's clock when they arrive (Rowtime, the
+	// PROCTIME() column, is not read), and a window fires once the clock
+	// passes its end - 1, or at the end of the input.
+	Proctime     bool         `json:"proctime,omitempty"`
 	Aggs         []AggCall    `json:"aggs"`
 	OutputSchema types.Schema `json:"output_schema"`
 }

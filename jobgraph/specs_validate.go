@@ -170,6 +170,10 @@ func (s *WindowAggSpec) Validate() error {
 	}
 	w := s.Window
 	switch {
+	case w.Kind == WindowSession:
+		if w.GapMs <= 0 {
+			return fmt.Errorf("session window gap %d ms is not positive", w.GapMs)
+		}
 	case w.SizeMs <= 0:
 		return fmt.Errorf("window size %d ms is not positive", w.SizeMs)
 	case w.Kind == WindowTumble:
@@ -178,7 +182,7 @@ func (s *WindowAggSpec) Validate() error {
 			return fmt.Errorf("%s window step %d ms is not positive", w.Kind, w.StepMs)
 		}
 	default:
-		return fmt.Errorf("unknown window kind %q (use %s, %s or %s)", w.Kind, WindowTumble, WindowHop, WindowCumulate)
+		return fmt.Errorf("unknown window kind %q (use %s, %s, %s or %s)", w.Kind, WindowTumble, WindowHop, WindowCumulate, WindowSession)
 	}
 	return checkAggs(s.Aggs, s.InputSchema)
 }

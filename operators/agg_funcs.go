@@ -864,3 +864,61 @@ func uvarint(src *[]byte, p *uint64) bool {
 	*p, *src = v, (*src)[w:]
 	return true
 }
+
+// canMerge reports whether merge can combine two accumulators of f. The
+// aggregates that depend on arrival order (LISTAGG, FIRST_VALUE,
+// LAST_VALUE) cannot: two merged session windows interleave their rows.
+func (f *aggFunc) canMerge() bool { return !f.keepsList() }
+
+// merge adds the accumulator src of an insert-only input into dst, as if
+// dst had also accumulated src's rows: the merge of Flink's aggregate
+// functions, which session windows use. A DISTINCT aggregate is not merged
+// here: its view's values are replayed instead (the values both windows
+// hold count once).
+func (f *aggFunc) merge(dst, src *aggAcc) error {
+	switch f.kind {
+	case aggCountStar, aggCount:
+		dst.n += src.n // COUNT(*) without a FILTER counts the window's rows
+	case aggSumInt, aggAvgInt:
+		dst.n += src.n
+		dst.i += src.i
+	case aggSumFloat, aggAvgFloat:
+		dst.n += src.n
+		if f.kind == aggSumFloat && f.in.Kind == types.KindFloat {
+			dst.f = float64(float32(dst.f) + float32(src.f))
+		} else {
+			dst.f += src.f
+		}
+	case aggSumDec, aggAvgDec:
+		dst.n += src.n
+		dst.d = dst.d.Add(src.d)
+	case aggVar:
+		mergeWelford(dst, src)
+	case aggMin, aggMax:
+		if src.has && (!dst.has || f.better(src.v, dst.v)) {
+			dst.v, dst.has = append(dst.v[:0], src.v...), true
+		}
+	default:
+		return fmt.Errorf("operators: %v cannot merge its accumulators", f.name())
+	}
+	return nil
+}
+
+// mergeWelford combines two running means and m2s (Chan et al.'s parallel
+// update): with delta the difference of the means, the mean moves by
+// delta * nb / n and m2 gains delta² * na * nb / n.
+func mergeWelford(dst, src *aggAcc) {
+	if src.n == 0 {
+		return
+	}
+	if dst.n == 0 {
+		dst.n, dst.f, dst.m2 = src.n, src.f, src.m2
+		return
+	}
+	na, nb := float64(dst.n), float64(src.n)
+	n := na + nb
+	delta := src.f - dst.f
+	dst.f += float64(delta * nb / n)
+	dst.m2 += src.m2 + float64(float64(delta*delta)*na*nb/n)
+	dst.n += src.n
+}

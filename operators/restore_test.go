@@ -485,6 +485,7 @@ func TestRestoreWindowAgg(t *testing.T) {
 		{Kind: jobgraph.WindowTumble, SizeMs: 1000},
 		{Kind: jobgraph.WindowHop, SizeMs: 3000, StepMs: 1000},
 		{Kind: jobgraph.WindowCumulate, SizeMs: 4000, StepMs: 1000},
+		{Kind: jobgraph.WindowSession, GapMs: 700},
 	} {
 		testRestore(t, func(r *rand.Rand) *restoreCase {
 			spec := windowSpec(w)
@@ -626,18 +627,23 @@ func TestRestoreDistinctAgg(t *testing.T) {
 				func(dEvent) (int64, bool) { return 0, false }, func(_ int, evs []dEvent) types.Batch { return buildDBatch(evs) }),
 		}
 	})
-	testRestore(t, func(r *rand.Rand) *restoreCase {
-		spec := distinctWindowSpec(jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 3000, StepMs: 1000})
-		build := func(_ int, evs []ijEvent) types.Batch {
-			rows := make([]winRow, len(evs))
-			for i, e := range evs {
-				rows[i] = winRow{k: e.k, x: e.v % 5, ts: e.ts}
+	for _, w := range []jobgraph.WindowSpec{
+		{Kind: jobgraph.WindowHop, SizeMs: 3000, StepMs: 1000},
+		{Kind: jobgraph.WindowSession, GapMs: 700},
+	} {
+		testRestore(t, func(r *rand.Rand) *restoreCase {
+			spec := distinctWindowSpec(w)
+			build := func(_ int, evs []ijEvent) types.Batch {
+				rows := make([]winRow, len(evs))
+				for i, e := range evs {
+					rows[i] = winRow{k: e.k, x: e.v % 5, ts: e.ts}
+				}
+				return winBatch(rows...)
 			}
-			return winBatch(rows...)
-		}
-		return &restoreCase{
-			name: "window-distinct", newOp: registered(&spec), inputs: 1, keys: [2][]int{spec.Keys},
-			steps: restoreSteps(r, lateEvents(r, 500, 8), func(ijEvent) int { return 0 }, ijWatermark, build),
-		}
-	})
+			return &restoreCase{
+				name: "window-distinct-" + w.Kind, newOp: registered(&spec), inputs: 1, keys: [2][]int{spec.Keys},
+				steps: restoreSteps(r, lateEvents(r, 500, 8), func(ijEvent) int { return 0 }, ijWatermark, build),
+			}
+		})
+	}
 }

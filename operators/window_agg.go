@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -18,6 +19,9 @@ func init() {
 		s, err := SpecAs[*jobgraph.WindowAggSpec](spec)
 		if err != nil {
 			return nil, err
+		}
+		if s.Window.Kind == jobgraph.WindowSession {
+			return NewSessionWindowAgg(*s)
 		}
 		return NewWindowAgg(*s)
 	})
@@ -63,6 +67,7 @@ type WindowAgg struct {
 	maxPar int
 
 	watermarkState
+	procClock
 	ends []int64 // the ends of the windows in flight, ascending
 	open map[int64]*openWindow
 
@@ -86,9 +91,10 @@ type WindowAgg struct {
 }
 
 var (
-	_ StatefulOperator = (*WindowAgg)(nil)
-	_ WatermarkHandler = (*WindowAgg)(nil)
-	_ Checkpointer     = (*WindowAgg)(nil)
+	_ StatefulOperator      = (*WindowAgg)(nil)
+	_ WatermarkHandler      = (*WindowAgg)(nil)
+	_ Checkpointer          = (*WindowAgg)(nil)
+	_ ProcessingTimeHandler = (*WindowAgg)(nil)
 )
 
 // window is [start, end) in ms.
@@ -123,7 +129,10 @@ func NewWindowAgg(spec jobgraph.WindowAggSpec) (*WindowAgg, error) {
 	case w.SizeMs <= 0:
 		return nil, fmt.Errorf("operators: window size %d ms", w.SizeMs)
 	case w.Kind == jobgraph.WindowTumble:
-	case (w.Kind == jobgraph.WindowHop || w.Kind == jobgraph.WindowCumulate) && w.StepMs > 0 && w.SizeMs%w.StepMs == 0:
+	case w.Kind == jobgraph.WindowHop && w.StepMs > 0:
+		// NB: a legacy HOP group window's size need not be a multiple of
+		// its slide (the HOP function's must, which the planner checks).
+	case w.Kind == jobgraph.WindowCumulate && w.StepMs > 0 && w.SizeMs%w.StepMs == 0:
 	default:
 		return nil, fmt.Errorf("operators: bad window %+v", w)
 	}
@@ -158,6 +167,7 @@ func (a *WindowAgg) Open(ctx *Context) error {
 	}
 	a.maxPar = maxPar
 	a.be = be
+	a.openClock(ctx, a.spec.Proctime)
 	a.accs = be.Value("wacc")
 	a.timers = be.Multiset("wtimers")
 	openViews(a.views, be, true, 0)
@@ -223,7 +233,7 @@ func (a *WindowAgg) restoreWindows() error {
 func windowStart(w jobgraph.WindowSpec, end int64) int64 {
 	if w.Kind == jobgraph.WindowCumulate {
 		// The step ends inside its size-aligned window.
-		return (end - 1) - floorMod(end-1, w.SizeMs)
+		return (end - 1) - floorMod(end-1-w.OffsetMs, w.SizeMs)
 	}
 	return end - w.SizeMs
 }
@@ -245,14 +255,19 @@ func (a *WindowAgg) Process(_ int, b types.Batch, _ Collector) error {
 	types.HashColumns(a.keyCols, a.hashes)
 	ts := cols[a.spec.Rowtime].(*array.Timestamp)
 	kinds := b.Kinds()
+	a.tick()
 	for i := 0; i < n; i++ {
 		if types.RowKind(kinds[i]).IsRetract() {
 			return fmt.Errorf("operators: window aggregate got a %v row; its input must be insert-only", types.RowKind(kinds[i]))
 		}
-		if ts.IsNull(i) {
-			return ErrNullRowtime
+		t := a.nowMs
+		if !a.proctime {
+			if ts.IsNull(i) {
+				return ErrNullRowtime
+			}
+			t = floorMillis(int64(ts.Value(i)))
 		}
-		a.starts = assignWindows(a.starts[:0], a.spec.Window, floorMillis(int64(ts.Value(i))))
+		a.starts = assignWindows(a.starts[:0], a.spec.Window, t)
 		kg := types.KeyGroupForHash(a.hashes[i], a.maxPar)
 		a.keyBuf = a.keyEnc.EncodeKey(a.keyBuf[:0], a.keyCols, i)
 		for _, w := range a.starts {
@@ -374,19 +389,19 @@ func (a *WindowAgg) decode(src []byte) (int64, error) {
 func assignWindows(dst []window, w jobgraph.WindowSpec, ts int64) []window {
 	switch w.Kind {
 	case jobgraph.WindowHop:
-		last := ts - floorMod(ts, w.StepMs)
+		last := ts - floorMod(ts-w.OffsetMs, w.StepMs)
 		for start := last; start > ts-w.SizeMs; start -= w.StepMs {
 			dst = append(dst, window{start, start + w.SizeMs})
 		}
 	case jobgraph.WindowCumulate:
-		start := ts - floorMod(ts, w.SizeMs)
+		start := ts - floorMod(ts-w.OffsetMs, w.SizeMs)
 		for end := start + w.StepMs; end <= start+w.SizeMs; end += w.StepMs {
 			if end > ts {
 				dst = append(dst, window{start, end})
 			}
 		}
 	default:
-		start := ts - floorMod(ts, w.SizeMs)
+		start := ts - floorMod(ts-w.OffsetMs, w.SizeMs)
 		dst = append(dst, window{start, start + w.SizeMs})
 	}
 	return dst
@@ -400,8 +415,30 @@ func floorMod(a, b int64) int64 {
 	return m
 }
 
-// ProcessWatermark fires the windows wm completes, then forwards wm.
+// ProcessWatermark fires the windows wm completes, then forwards wm. Over
+// processing time it only forwards wm, but for the maximum watermark, which
+// ends the input: that fires every window.
 func (a *WindowAgg) ProcessWatermark(wm int64, out Collector) error {
+	if a.proctime && wm != MaxWatermark {
+		return EmitWatermark(out, wm)
+	}
+	if err := a.fireUpTo(wm, out); err != nil {
+		return err
+	}
+	return EmitWatermark(out, wm)
+}
+
+// OnProcessingTime fires, over processing time, the windows whose end - 1
+// the clock has reached.
+func (a *WindowAgg) OnProcessingTime(now time.Time, out Collector) error {
+	if !a.proctime {
+		return nil
+	}
+	return a.fireUpTo(now.UnixMilli(), out)
+}
+
+// fireUpTo fires the windows whose end - 1 is at most t, in order of end.
+func (a *WindowAgg) fireUpTo(wm int64, out Collector) error {
 	if wm <= a.wm {
 		return nil
 	}
@@ -413,10 +450,7 @@ func (a *WindowAgg) ProcessWatermark(wm int64, out Collector) error {
 		}
 	}
 	a.ends = append(a.ends[:0], a.ends[fired:]...)
-	if err := a.flush(out); err != nil {
-		return err
-	}
-	return EmitWatermark(out, wm)
+	return a.flush(out)
 }
 
 // fire emits the window that ends at end, one row per group in order of

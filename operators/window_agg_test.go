@@ -130,6 +130,14 @@ func TestAssignWindows(t *testing.T) {
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10}, -1, "[{-10 0}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 10, StepMs: 5}, 12, "[{10 20} {5 15}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 10, StepMs: 5}, 15, "[{15 25} {10 20}]"},
+		// A legacy HOP group window's size need not be a multiple of its slide.
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 7, StepMs: 5}, 11, "[{10 17} {5 12}]"},
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 7, StepMs: 5}, 13, "[{10 17}]"},
+		// OFFSET shifts the alignment.
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10, OffsetMs: 3}, 2, "[{-7 3}]"},
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10, OffsetMs: -3}, 7, "[{7 17}]"},
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowHop, SizeMs: 10, StepMs: 5, OffsetMs: 1}, 12, "[{11 21} {6 16}]"},
+		{jobgraph.WindowSpec{Kind: jobgraph.WindowCumulate, SizeMs: 10, StepMs: 5, OffsetMs: 2}, 3, "[{2 7} {2 12}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowCumulate, SizeMs: 10, StepMs: 2}, 13, "[{10 14} {10 16} {10 18} {10 20}]"},
 		{jobgraph.WindowSpec{Kind: jobgraph.WindowCumulate, SizeMs: 10, StepMs: 2}, 19, "[{10 20}]"},
 	} {
@@ -141,6 +149,16 @@ func TestAssignWindows(t *testing.T) {
 
 // TestWindowAggTumble: windows fire when the watermark reaches end - 1, one
 // +I per key, in window order; late rows are dropped.
+func TestWindowStartOffset(t *testing.T) {
+	w := jobgraph.WindowSpec{Kind: jobgraph.WindowCumulate, SizeMs: 10, StepMs: 5, OffsetMs: 2}
+	if got := windowStart(w, 7); got != 2 {
+		t.Fatalf("start of the CUMULATE window ending at 7: %d, want 2", got)
+	}
+	if got := windowStart(w, 12); got != 2 {
+		t.Fatalf("start of the CUMULATE window ending at 12: %d, want 2", got)
+	}
+}
+
 func TestWindowAggTumble(t *testing.T) {
 	a := openWindowAgg(t, jobgraph.WindowSpec{Kind: jobgraph.WindowTumble, SizeMs: 10})
 	out := &winCollector{}

@@ -244,6 +244,8 @@ var groupWindows = map[string]bool{"TUMBLE": true, "HOP": true, "SESSION": true,
 // holds the syntax each of exprs came from, for error positions.
 func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*expr.Expr, srcs []ast.Expr, out types.Schema, having *expr.Expr, ttl *time.Duration) (node, error) {
 	gsc := sc.withoutAggs("Aggregate expression is illegal in GROUP BY clause")
+	var gw *groupWindow
+	var groupBy []ast.Expr
 	for _, g := range s.GroupBy {
 		switch g := g.(type) {
 		case *ast.GroupingSets:
@@ -252,11 +254,23 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 			}
 		case *ast.FuncCall:
 			if name := strings.ToUpper(g.FuncName()); groupWindows[name] {
-				return nil, unsupported(g.Pos, "the group window function "+name+" in GROUP BY")
+				if _, ok := groupWindowArgs[name]; !ok {
+					return nil, unsupported(g.Pos, "the group window function "+name+" in GROUP BY")
+				}
+				if gw != nil {
+					// Flink's LogicalWindowAggregateRule.
+					return nil, errorf(g.Pos, "Only a single window group function may be used in GROUP BY")
+				}
+				var err error
+				if gw, err = bindGroupWindow(gsc, in, g, name); err != nil {
+					return nil, err
+				}
+				continue
 			}
 		}
+		groupBy = append(groupBy, g)
 	}
-	gk, err := bindGroupKeys(gsc, s.GroupBy)
+	gk, err := bindGroupKeys(gsc, groupBy)
 	if err != nil {
 		return nil, err
 	}
@@ -267,6 +281,12 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		if groupingArgs[i], err = gk.groupingArgs(c); err != nil {
 			return nil, err
 		}
+	}
+	if gw != nil && gk.expanded() {
+		return nil, unsupported(s.GroupBy[0].Position(), "GROUPING SETS, ROLLUP or CUBE with a group window function")
+	}
+	if err := checkAuxCalls(calls, gw); err != nil {
+		return nil, err
 	}
 	for i := range exprs {
 		exprs[i] = renumberPlaceholders(exprs[i], agg.width, newIndex)
@@ -312,7 +332,7 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 	if expanded {
 		return bindExpandedGroupBy(gk, in, calls, exprs, out, having, ttl), nil
 	}
-	n := &aggNode{input: in, keys: keys, calls: calls, ttl: ttl}
+	n := &aggNode{input: in, keys: keys, calls: calls, ttl: ttl, window: gw}
 	for i, k := range keys {
 		n.out = append(n.out, types.Field{Name: keyNames[i], Type: k.Type})
 	}

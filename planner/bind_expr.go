@@ -224,6 +224,12 @@ func bindCall(sc *scope, f *ast.FuncCall) (*expr.Expr, error) {
 		}
 		return sc.over.bind(sc, f, name)
 	}
+	if isGroupWindowAux(name) && f.Over == nil {
+		if sc.aggs != nil {
+			return sc.aggs.bindAux(sc, f, name)
+		}
+		return nil, auxWithoutWindow(&auxCall{pos: f.Pos, name: name, fn: groupWindowAux[name].fn})
+	}
 	if aggregates[name] {
 		switch {
 		case sc.aggs != nil:

@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/braidflow/braid/expr"
@@ -10,17 +11,21 @@ import (
 	"github.com/braidflow/braid/types"
 )
 
-// windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE)
-// over a table: the table's columns, then window_start, window_end and
-// window_time. It only runs under an aggregate grouped by window_start and
-// window_end (a window aggregate).
+// windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE,
+// SESSION) over a table: the table's columns, then window_start,
+// window_end and window_time. It only runs under an aggregate grouped by
+// window_start and window_end (a window aggregate).
 type windowNode struct {
 	pos   ast.Pos
 	input *scanNode
 	// timeCol is the table's rowtime column in input.
 	timeCol int
 	window  jobgraph.WindowSpec
-	out     types.Schema
+	// partition are SESSION's PARTITION BY columns in input.
+	partition []int
+	// proctime is set when timeCol is a PROCTIME() attribute.
+	proctime bool
+	out      types.Schema
 }
 
 func (n *windowNode) schema() types.Schema { return n.out }
@@ -30,10 +35,21 @@ var windowParams = map[string][]string{
 	jobgraph.WindowTumble:   {"DATA", "TIMECOL", "SIZE", "OFFSET"},
 	jobgraph.WindowHop:      {"DATA", "TIMECOL", "SLIDE", "SIZE", "OFFSET"},
 	jobgraph.WindowCumulate: {"DATA", "TIMECOL", "STEP", "SIZE", "OFFSET"},
+	jobgraph.WindowSession:  {"DATA", "TIMECOL", "GAP"},
 }
 
-// bindWindowTVF binds TABLE(TUMBLE|HOP|CUMULATE(...)), with positional or
-// named (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, STEP =>) arguments.
+// windowRequired are the parameters of params a call must give: all but
+// OFFSET.
+func windowRequired(params []string) []string {
+	if params[len(params)-1] == "OFFSET" {
+		return params[:len(params)-1]
+	}
+	return params
+}
+
+// bindWindowTVF binds TABLE(TUMBLE|HOP|CUMULATE|SESSION(...)), with
+// positional or named (DATA =>, TIMECOL =>, SIZE =>, SLIDE =>, STEP =>,
+// GAP =>) arguments; SESSION's table may have a PARTITION BY.
 func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	fn := strings.ToUpper(t.Call.FuncName())
 	params, ok := windowParams[fn]
@@ -50,7 +66,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		if na, ok := a.(*ast.NamedArg); ok {
 			name, a, named = strings.ToUpper(na.Name.Name), na.Value, true
 			if !containsStr(params, name) {
-				return nil, nil, errorf(na.Pos, "%s has no parameter %s (it takes %s)", fn, na.Name.Name, strings.Join(params[:len(params)-1], ", "))
+				return nil, nil, errorf(na.Pos, "%s has no parameter %s (it takes %s)", fn, na.Name.Name, strings.Join(params, ", "))
 			}
 		} else {
 			if named {
@@ -66,10 +82,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		}
 		args[name] = a
 	}
-	if off, ok := args["OFFSET"]; ok {
-		return nil, nil, unsupported(off.Position(), "the OFFSET of a window function")
-	}
-	for _, p := range params[:len(params)-1] {
+	for _, p := range windowRequired(params) {
 		if args[p] == nil {
 			return nil, nil, errorf(t.Call.Pos, "%s needs its %s argument", fn, p)
 		}
@@ -78,7 +91,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	if !ok {
 		return nil, nil, errorf(args["DATA"].Position(), "the DATA argument of %s must be TABLE name", fn)
 	}
-	if len(ta.PartitionBy) > 0 {
+	if len(ta.PartitionBy) > 0 && fn != jobgraph.WindowSession {
 		return nil, nil, unsupported(ta.Pos, "PARTITION BY in "+fn)
 	}
 	in, inScope, err := b.bindTableName(&ast.TableName{Pos: ta.Pos, Name: ta.Name})
@@ -97,11 +110,20 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if col != scan.rowtime {
+	proctime := col == proctimeOf(scan)
+	if col != scan.rowtime && !proctime {
 		return nil, nil, errorf(d.Columns[0].Pos, "The window function requires the timecol is a time attribute type, but is %s.", scan.out[col].Type)
 	}
 	w := jobgraph.WindowSpec{Kind: fn}
-	if w.SizeMs, err = b.windowInterval(fn, "SIZE", args["SIZE"]); err != nil {
+	var partition []int
+	if fn == jobgraph.WindowSession {
+		if w.GapMs, err = b.windowInterval(fn, "GAP", args["GAP"]); err != nil {
+			return nil, nil, err
+		}
+		if partition, err = sessionPartition(ta, inScope); err != nil {
+			return nil, nil, err
+		}
+	} else if w.SizeMs, err = b.windowInterval(fn, "SIZE", args["SIZE"]); err != nil {
 		return nil, nil, err
 	}
 	switch fn {
@@ -120,7 +142,12 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 			return nil, nil, errorf(args["SIZE"].Position(), "CUMULATE table function based aggregate requires maxSize must be an integral multiple of step, but got maxSize %d ms and step %d ms", w.SizeMs, w.StepMs)
 		}
 	}
-	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w}
+	if off, ok := args["OFFSET"]; ok {
+		if w.OffsetMs, err = windowOffset(fn, off, w); err != nil {
+			return nil, nil, err
+		}
+	}
+	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w, partition: partition, proctime: proctime}
 	n.out = append(append(types.Schema{}, scan.out...), windowColumns(scan.out[col].Type)...)
 	sc := &scope{}
 	for _, f := range n.out {
@@ -132,6 +159,27 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 		}
 	}
 	return n, sc, nil
+}
+
+// sessionPartition resolves SESSION's PARTITION BY: columns of the table,
+// each once.
+func sessionPartition(ta *ast.TableArg, sc *scope) ([]int, error) {
+	var cols []int
+	for _, e := range ta.PartitionBy {
+		ref, ok := e.(*ast.ColumnRef)
+		if !ok {
+			return nil, unsupported(e.Position(), "a PARTITION BY expression other than a column")
+		}
+		c, err := sc.resolve(ref)
+		if err != nil {
+			return nil, err
+		}
+		if slices.Contains(cols, c) {
+			return nil, errorf(e.Position(), "column %s is given twice in PARTITION BY", ref.String())
+		}
+		cols = append(cols, c)
+	}
+	return cols, nil
 }
 
 // windowColumns are the columns a window function adds: window_start and
@@ -173,22 +221,50 @@ func containsStr(s []string, v string) bool {
 }
 
 // buildWindowAgg plans an aggregate over a window function, grouped by
-// window_start and window_end (and possibly window_time and other keys):
-// a calc over the table's rows computes the other keys, the aggregates'
-// arguments and the rowtime; a HASH edge on the keys (SINGLE without)
+// window_start and window_end (and possibly window_time and other keys).
+func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
+	return ph.windowAggregate(n, windowedInput{pos: w.pos, input: w.input, timeCol: w.timeCol,
+		window: w.window, partition: w.partition, proctime: w.proctime, tvf: true})
+}
+
+// buildGroupWindowAgg plans an aggregate grouped by a legacy group window
+// (GROUP BY TUMBLE(ts, ...), k) on the same window aggregate.
+func (ph *physical) buildGroupWindowAgg(n *aggNode) (*stream, error) {
+	gw := n.window
+	return ph.windowAggregate(n, windowedInput{pos: gw.pos, input: n.input, timeCol: gw.timeCol, window: gw.window, proctime: gw.proctime})
+}
+
+// windowedInput is what a window aggregate reads: input's rows, assigned
+// to windows by timeCol. For a window function (tvf) the aggregate's
+// input is input's columns then window_start, window_end and window_time,
+// which its keys name; for a group window the auxiliary calls name them.
+type windowedInput struct {
+	pos       ast.Pos
+	input     node
+	timeCol   int
+	window    jobgraph.WindowSpec
+	partition []int // SESSION's PARTITION BY columns (window functions only)
+	proctime  bool  // timeCol is a PROCTIME() attribute
+	tvf       bool
+}
+
+// windowAggregate plans a window aggregate: a calc over the input's rows
+// computes the keys (other than the window columns), the aggregates'
+// arguments and the time column; a HASH edge on the keys (SINGLE without)
 // feeds the WindowAggregate, whose output a calc lays out as the
 // aggregate's columns. The result is insert-only.
-func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
-	nIn := len(w.input.out)
+func (ph *physical) windowAggregate(n *aggNode, w windowedInput) (*stream, error) {
+	inSchema := w.input.schema()
+	nIn := len(inSchema)
 	windowCol := func(e *expr.Expr) int {
-		if e.Op == expr.OpColumn && e.Col >= nIn {
+		if w.tvf && e.Op == expr.OpColumn && e.Col >= nIn {
 			return e.Col - nIn
 		}
 		return -1
 	}
 	readsWindow := func(e *expr.Expr) bool {
 		for _, c := range columnsOf(e) {
-			if c >= nIn {
+			if w.tvf && c >= nIn {
 				return true
 			}
 		}
@@ -213,8 +289,13 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		exprs = append(exprs, k)
 		pre = append(pre, n.out[i])
 	}
-	if !hasStart || !hasEnd {
+	if w.tvf && (!hasStart || !hasEnd) {
 		return nil, unsupported(w.pos, "a window function whose rows are not grouped by window_start and window_end")
+	}
+	if w.tvf && w.window.Kind == jobgraph.WindowSession && !sessionKeysMatch(exprs, w.partition) {
+		// NB: Flink then runs SESSION as a relation of its own under a
+		// group aggregate (WindowUtil.validGroupKeyPartitionKey).
+		return nil, unsupported(w.pos, "a SESSION window aggregate whose GROUP BY keys, besides window_start, window_end and window_time, are not the PARTITION BY columns")
 	}
 	nk := len(exprs)
 	keys := make([]int, nk)
@@ -226,8 +307,14 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		pre = append(pre, types.Field{Name: fmt.Sprintf("$f%d", len(pre)), Type: e.Type})
 		return len(exprs) - 1
 	}
-	calls := make([]jobgraph.AggCall, len(n.calls))
+	var calls []jobgraph.AggCall
+	// callCol[j] is call j's column in the operator's output.
+	callCol := make([]int, len(n.calls))
 	for i, c := range n.calls {
+		if c.aux != nil {
+			callCol[i] = nk + c.aux.windowColumn()
+			continue
+		}
 		reads := (c.arg != nil && readsWindow(c.arg)) || (c.filter != nil && readsWindow(c.filter))
 		for _, m := range c.more {
 			reads = reads || readsWindow(m)
@@ -235,11 +322,17 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		if reads {
 			return nil, unsupported(w.pos, "an aggregate of window columns")
 		}
-		calls[i] = c.spec(column)
+		if w.window.Kind == jobgraph.WindowSession && !mergeable(c.fn) {
+			// Their results depend on the rows' arrival order, which
+			// merged sessions interleave.
+			return nil, unsupported(w.pos, c.fn+" in a SESSION window aggregate")
+		}
+		callCol[i] = nk + 3 + len(calls)
+		calls = append(calls, c.spec(column))
 	}
 	rowtime := len(exprs)
-	exprs = append(exprs, expr.Column(w.timeCol, w.input.out[w.timeCol].Type))
-	pre = append(pre, w.input.out[w.timeCol])
+	exprs = append(exprs, expr.Column(w.timeCol, inSchema[w.timeCol].Type))
+	pre = append(pre, inSchema[w.timeCol])
 	in, err := ph.build(&projectNode{input: w.input, exprs: exprs, out: pre})
 	if err != nil {
 		return nil, err
@@ -247,14 +340,21 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	if in.changes != "" {
 		return nil, errorf(w.pos, "StreamPhysicalWindowAggregate doesn't support consuming update and delete changes which is produced by node %s", in.changes)
 	}
-	aggOut := append(append(types.Schema{}, pre[:nk]...), windowColumns(w.input.out[w.timeCol].Type)...)
-	aggOut = append(aggOut, n.out[len(n.keys):]...)
-	spec := jobgraph.WindowAggSpec{InputSchema: in.schema, Keys: keys, Rowtime: rowtime, Window: w.window, Aggs: calls, OutputSchema: aggOut}
+	aggOut := append(append(types.Schema{}, pre[:nk]...), windowColumns(inSchema[w.timeCol].Type)...)
+	for i, c := range n.calls {
+		if c.aux == nil {
+			aggOut = append(aggOut, n.out[len(n.keys)+i])
+		}
+	}
+	spec := jobgraph.WindowAggSpec{InputSchema: in.schema, Keys: keys, Rowtime: rowtime, Window: w.window, Proctime: w.proctime, Aggs: calls, OutputSchema: aggOut}
 	par, part := ph.parallelism, types.PartitionHash
 	if nk == 0 {
 		par, part = 1, types.PartitionSingle
 	}
 	name := fmt.Sprintf("WindowAggregate(window=[%s])", describeWindow(w.window))
+	if w.proctime {
+		name = fmt.Sprintf("WindowAggregate(window=[%s], time=[proctime])", describeWindow(w.window))
+	}
 	v := ph.b.vertex(name, par, 1, op(name, &spec))
 	ph.b.edge(in.vertex, v, 0, part, keys)
 	s := &stream{vertex: v, schema: aggOut, bounded: in.bounded}
@@ -269,7 +369,7 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 		out[i] = expr.Column(c, aggOut[c].Type)
 	}
 	for j := range n.calls {
-		c := nk + 3 + j
+		c := callCol[j]
 		out[len(n.keys)+j] = expr.Column(c, aggOut[c].Type)
 	}
 	return ph.calc(s, nil, out, n.out), nil
@@ -278,11 +378,61 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 // describeWindow names a window as Flink's plans do, roughly:
 // TUMBLE(size=[10 min]).
 func describeWindow(w jobgraph.WindowSpec) string {
+	var d string
 	switch w.Kind {
+	case jobgraph.WindowSession:
+		d = fmt.Sprintf("SESSION(gap=[%d ms])", w.GapMs)
 	case jobgraph.WindowHop:
-		return fmt.Sprintf("HOP(slide=[%d ms], size=[%d ms])", w.StepMs, w.SizeMs)
+		d = fmt.Sprintf("HOP(slide=[%d ms], size=[%d ms])", w.StepMs, w.SizeMs)
 	case jobgraph.WindowCumulate:
-		return fmt.Sprintf("CUMULATE(step=[%d ms], max_size=[%d ms])", w.StepMs, w.SizeMs)
+		d = fmt.Sprintf("CUMULATE(step=[%d ms], max_size=[%d ms])", w.StepMs, w.SizeMs)
+	default:
+		d = fmt.Sprintf("TUMBLE(size=[%d ms])", w.SizeMs)
 	}
-	return fmt.Sprintf("TUMBLE(size=[%d ms])", w.SizeMs)
+	if w.OffsetMs != 0 {
+		d = d[:len(d)-1] + fmt.Sprintf(", offset=[%d ms])", w.OffsetMs)
+	}
+	return d
+}
+
+// sessionKeysMatch reports whether keys, the GROUP BY keys other than the
+// window columns, are the PARTITION BY columns, as a set.
+func sessionKeysMatch(keys []*expr.Expr, partition []int) bool {
+	if len(keys) != len(partition) {
+		return false
+	}
+	for _, k := range keys {
+		if k.Op != expr.OpColumn || !slices.Contains(partition, k.Col) {
+			return false
+		}
+	}
+	return true
+}
+
+// mergeable reports whether the aggregate function's accumulators merge,
+// as SESSION windows need.
+func mergeable(fn string) bool {
+	switch fn {
+	case jobgraph.AggListAgg, jobgraph.AggFirstValue, jobgraph.AggLastValue:
+		return false
+	}
+	return true
+}
+
+// windowOffset binds the OFFSET of TUMBLE, HOP or CUMULATE: a constant
+// INTERVAL DAY TO SECOND, possibly negative; a TUMBLE's must be smaller
+// than its size (Flink's WindowUtil check).
+func windowOffset(fn string, a ast.Expr, w jobgraph.WindowSpec) (int64, error) {
+	e, err := bindExpr(&scope{}, a)
+	if err != nil {
+		return 0, err
+	}
+	ms, ok := e.Value.(int64)
+	if e.Op != expr.OpLiteral || e.Type.Kind != types.KindIntervalDayTime || !ok {
+		return 0, errorf(a.Position(), "the OFFSET of %s must be a constant INTERVAL DAY TO SECOND such as INTERVAL '1' MINUTE, got %s", fn, a.String())
+	}
+	if fn == jobgraph.WindowTumble && (ms >= w.SizeMs || -ms >= w.SizeMs) {
+		return 0, errorf(a.Position(), "TUMBLE table function parameters must satisfy abs(offset) < size, but got size %d ms and offset %d ms.", w.SizeMs, ms)
+	}
+	return ms, nil
 }

@@ -176,6 +176,13 @@ func rowtimeOf(n node) int {
 				return i
 			}
 		}
+	case *aggNode:
+		// A legacy group window's *_ROWTIME is a rowtime attribute.
+		for i, c := range n.calls {
+			if n.window != nil && c.aux != nil && c.aux.prop == auxRowtime {
+				return len(n.keys) + i
+			}
+		}
 	}
 	return -1
 }

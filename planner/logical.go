@@ -98,6 +98,9 @@ type aggNode struct {
 	out   types.Schema
 	// ttl comes from a STATE_TTL hint; nil uses table.exec.state.ttl.
 	ttl *time.Duration
+	// window is the legacy group window of the GROUP BY, or nil: the
+	// aggregate is then a window aggregate (see bind_group_window.go).
+	window *groupWindow
 }
 
 // aggCall is an aggregate function over an input expression (nil for
@@ -116,6 +119,9 @@ type aggCall struct {
 	more []*expr.Expr
 	// src is the call's syntax, for error positions.
 	src *ast.FuncCall
+	// aux is set for an auxiliary group window function (TUMBLE_START,
+	// ...), which takes its value from the group's window.
+	aux *auxCall
 }
 
 func (n *scanNode) schema() types.Schema    { return n.out }

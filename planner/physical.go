@@ -115,6 +115,9 @@ func (ph *physical) build(n node) (*stream, error) {
 		if w, ok := n.input.(*windowNode); ok {
 			return ph.buildWindowAgg(n, w)
 		}
+		if n.window != nil {
+			return ph.buildGroupWindowAgg(n)
+		}
 		return ph.buildAgg(n)
 	case *rankNode:
 		return ph.buildRank(n)

@@ -593,9 +593,11 @@ func (p *parser) callTail(pos ast.Pos, name *ast.ObjectName, first ast.Expr, fs 
 
 // arg parses a call argument: an expression or name => expression.
 func (p *parser) arg() ast.Expr {
-	if isIdentTok(p.tok()) && p.peek(1).kind == tokOp && p.peek(1).text == "=>" {
-		n := &ast.NamedArg{Pos: p.pos(), Name: p.ident()}
-		p.i++
+	if t := p.tok(); (isIdentTok(t) || t.kind == tokIdent) && p.peek(1).kind == tokOp && p.peek(1).text == "=>" {
+		// NB: a reserved word names a parameter too (the window
+		// functions' OFFSET =>).
+		n := &ast.NamedArg{Pos: t.pos, Name: &ast.Ident{Pos: t.pos, Name: t.text, Quoted: t.kind == tokQuotedIdent}}
+		p.i += 2
 		n.Value = p.expr()
 		return n
 	}
