@@ -667,3 +667,38 @@ func splitKernel(e *Expr, _ []types.DataType) (kernel, error) {
 		})
 	}, nil
 }
+
+// UnnestFields returns the columns UNNEST makes of each element of a
+// collection of type t, named as Calcite names them: an ARRAY's element
+// EXPR$0 (a ROW element's fields, under their names), a MAP's KEY and
+// VALUE, a MULTISET's element EXPR$0, then ORDINALITY (INT NOT NULL) when
+// ordinality is set. outer makes every column nullable (LEFT JOIN). ok is
+// false when t is not a collection.
+func UnnestFields(t types.DataType, ordinality, outer bool) (fields []types.Field, ok bool) {
+	switch {
+	case t.IsArray() && t.Elem().IsRow():
+		e := t.Elem()
+		for i := 0; i < e.NumFields(); i++ {
+			f := e.FieldAt(i)
+			if e.Nullable() {
+				f.Type = f.Type.WithNullable(true)
+			}
+			fields = append(fields, f)
+		}
+	case t.IsArray(), t.IsMultiset():
+		fields = []types.Field{{Name: "EXPR$0", Type: t.Elem()}}
+	case t.IsMap():
+		fields = []types.Field{{Name: "KEY", Type: t.MapKey()}, {Name: "VALUE", Type: t.MapValue()}}
+	default:
+		return nil, false
+	}
+	if ordinality {
+		fields = append(fields, types.Field{Name: "ORDINALITY", Type: types.Int.WithNullable(false)})
+	}
+	if outer {
+		for i := range fields {
+			fields[i].Type = fields[i].Type.WithNullable(true)
+		}
+	}
+	return fields, true
+}

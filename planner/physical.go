@@ -109,6 +109,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.buildSemi(n)
 	case *replicateNode:
 		return ph.buildReplicate(n)
+	case *unnestNode:
+		return ph.buildUnnest(n)
 	case *aggNode:
 		if w, ok := n.input.(*windowNode); ok {
 			return ph.buildWindowAgg(n, w)
