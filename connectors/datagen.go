@@ -584,6 +584,10 @@ func newDatagenColumn(f types.Field, cfg jobgraph.DatagenField, subtask, par int
 			}
 			c.maxPast = ms
 		}
+	case t.IsComposite():
+		// NB: Flink's datagen makes random ROW, ARRAY, MAP and MULTISET
+		// values; Braid's does not yet.
+		return nil, fmt.Errorf("column %s: datagen of a %v column is not supported yet", f.Name, t)
 	default:
 		return nil, fmt.Errorf("column %s: datagen cannot generate %v", f.Name, t)
 	}

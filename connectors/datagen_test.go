@@ -281,6 +281,7 @@ func TestDatagenLimits(t *testing.T) {
 		{map[string]string{"fields.d.max": "Inf"}, d, "'fields.d.max' must be a finite number"},
 		{map[string]string{"fields.s.length": "2000000000"}, types.Field{Name: "s", Type: types.String}, "'fields.s.length' must be a whole number from 1 to 1048576"},
 		{nil, types.Field{Name: "c", Type: types.Char(2000000000)}, "datagen makes values of at most 1048576"},
+		{nil, types.Field{Name: "a", Type: types.Array(types.Int)}, "column a: datagen of a ARRAY<INT> column is not supported yet"},
 	} {
 		_, err := DatagenSpecFor(datagenTable(tc.opts, tc.field))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
