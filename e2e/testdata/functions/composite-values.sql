@@ -6,7 +6,8 @@ SET 'parallelism.default' = '2';
 CREATE TABLE people (id INT, person ROW<id BIGINT, name STRING>, tags ARRAY<STRING>, attrs MAP<STRING, INT>);
 INSERT INTO people VALUES
   (1, ROW(10, 'ann'), ARRAY['a', 'b'], MAP['x', 1, 'y', 2]),
-  (2, ROW(11, 'bob'), ARRAY['a', 'b'], MAP['x', 3]),
+  (2, ROW(11, 'bob'), ARRAY['a', 'b'], MAP['x', 3]);
+INSERT INTO people VALUES
   (3, CAST(NULL AS ROW<id BIGINT, name STRING>), ARRAY['c', CAST(NULL AS STRING)], MAP['y', 4]),
   (4, ROW(10, 'ann'), SPLIT('c,', ','), CAST(NULL AS MAP<STRING, INT>));
 SELECT tags, COUNT(*) AS n, SUM(attrs['x']) AS sx, MAX(person.name) AS mx, MAX(CARDINALITY(attrs)) AS c,

@@ -6,7 +6,8 @@ SET 'parallelism.default' = '2';
 CREATE TABLE orders (id INT, items ARRAY<ROW<sku STRING, qty INT>>, tags ARRAY<STRING>, attrs MAP<STRING, STRING>);
 INSERT INTO orders VALUES
   (1, ARRAY[ROW('a', 2), ROW('b', 1)], ARRAY['new', 'gift'], MAP['src', 'web']),
-  (2, ARRAY[ROW('a', 5)], CAST(NULL AS ARRAY<STRING>), MAP['src', 'app', 'ref', 'x']),
+  (2, ARRAY[ROW('a', 5)], CAST(NULL AS ARRAY<STRING>), MAP['src', 'app', 'ref', 'x']);
+INSERT INTO orders VALUES
   (3, ARRAY[ROW('c', 1)], ARRAY['gift'], MAP['src', 'web']);
 SELECT sku, SUM(qty) AS qty, COUNT(DISTINCT o.id) AS orders,
   MAX(tag) AS max_tag, MAX(pos) AS max_pos, COUNT(k) AS attrs
