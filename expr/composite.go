@@ -3,6 +3,7 @@ package expr
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -301,11 +302,11 @@ func fieldKernel(e *Expr, at []types.DataType) (kernel, error) {
 			if x.isNull(i) {
 				continue
 			}
-			_, vals, err := decodeAt(rt, x, i)
+			v, _, err := types.CompositeElem(rt, x.bin[i], int(args[1].i64[i]))
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("expr: %v value of row %d: %w", rt, i, err)
 			}
-			setElem(out, i, vals[args[1].i64[i]])
+			setElem(out, i, v)
 		}
 		return out, nil
 	}, nil
@@ -322,15 +323,21 @@ func itemKernel(e *Expr, at []types.DataType) (kernel, error) {
 			if x.isNull(i) || idx.isNull(i) {
 				continue
 			}
+			if xt.IsArray() {
+				p := idx.i64[i]
+				if p < 1 || p > math.MaxInt32 {
+					continue
+				}
+				v, _, err := types.CompositeElem(xt, x.bin[i], int(p-1))
+				if err != nil {
+					return nil, fmt.Errorf("expr: %v value of row %d: %w", xt, i, err)
+				}
+				setElem(out, i, v)
+				continue
+			}
 			keys, vals, err := decodeAt(xt, x, i)
 			if err != nil {
 				return nil, err
-			}
-			if xt.IsArray() {
-				if p := idx.i64[i]; p >= 1 && p <= int64(len(vals)) {
-					setElem(out, i, vals[p-1])
-				}
-				continue
 			}
 			k := elemAt(idx, i)
 			for j, kk := range keys {

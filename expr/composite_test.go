@@ -180,3 +180,40 @@ func TestCompositeColumns(t *testing.T) {
 		b.Release()
 	}
 }
+
+// BenchmarkCompositeFieldAccess reads one field of a 4-field ROW column
+// and one element of an ARRAY column, 4096 rows a batch.
+func BenchmarkCompositeFieldAccess(b *testing.B) {
+	person := types.Row(types.Field{Name: "id", Type: types.BigInt}, types.Field{Name: "name", Type: types.String},
+		types.Field{Name: "city", Type: types.String}, types.Field{Name: "ts", Type: types.Timestamp(3)})
+	arr := types.Array(types.BigInt)
+	const n = 4096
+	pv, av := make([]any, n), make([]any, n)
+	for i := range pv {
+		pv[i] = types.AppendComposite(nil, person, nil, []any{int64(i), "somebody", "Portland", int64(i) * 1e6})
+		av[i] = types.AppendComposite(nil, arr, nil, []any{int64(i), int64(i + 1), int64(i + 2)})
+	}
+	batch := batchOf(types.Schema{{Name: "p", Type: person}, {Name: "a", Type: arr}}, column(person, pv), column(arr, av))
+	defer batch.Release()
+	city, _ := FieldAccess(col(0, person), "city")
+	for _, c := range []struct {
+		name string
+		e    *Expr
+	}{{"row-field", city}, {"array-item", must(Item(col(1, arr), i32(2)))}} {
+		b.Run(c.name, func(b *testing.B) {
+			ev, err := Compile(c.e, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				out, err := ev.Eval(batch)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			}
+			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

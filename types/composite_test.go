@@ -112,6 +112,17 @@ func TestCompositeValueRoundTrip(t *testing.T) {
 	if err != nil || vals[0] != int64(7) || vals[1] != "abc" {
 		t.Errorf("DecodeComposite = %v, %v", vals, err)
 	}
+	for i, want := range []any{int64(7), "abc", decimal128.FromI64(123)} {
+		if v, ok, err := CompositeElem(person, pv, i); err != nil || !ok || v != want {
+			t.Errorf("CompositeElem(person, %d) = %v, %v, %v", i, v, ok, err)
+		}
+	}
+	if v, ok, err := CompositeElem(arr, av, 1); err != nil || !ok || v != nil {
+		t.Errorf("CompositeElem(arr, 1) = %v, %v, %v; want a NULL element", v, ok, err)
+	}
+	if _, ok, err := CompositeElem(arr, av, 3); err != nil || ok {
+		t.Errorf("CompositeElem(arr, 3) = %v, %v; want no element", ok, err)
+	}
 	if n, err := CompositeLen(arr, av); err != nil || n != 3 {
 		t.Errorf("CompositeLen = %d, %v", n, err)
 	}

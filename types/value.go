@@ -438,3 +438,46 @@ func FormatElem(t DataType, v any, loc *time.Location) string {
 	}
 	return "?"
 }
+
+// CompositeElem returns element i (0-based) of an encoded ROW (field i) or
+// ARRAY without decoding the others; ok is false when there is no element
+// i. Like DecodeComposite it checks the whole value first.
+func CompositeElem(t DataType, enc []byte, i int) (v any, ok bool, err error) {
+	if err := ValidateComposite(t, enc); err != nil {
+		return nil, false, err
+	}
+	r := valueReader{b: enc}
+	var n int
+	var typeOf func(int) DataType
+	switch t.Kind {
+	case KindRow:
+		n, typeOf = t.NumFields(), func(j int) DataType { return t.FieldAt(j).Type }
+	case KindArray:
+		e := t.Elem()
+		n, typeOf = r.count(), func(int) DataType { return e }
+	default:
+		return nil, false, fmt.Errorf("types: %v has no positional elements", t)
+	}
+	if i < 0 || i >= n {
+		return nil, false, nil
+	}
+	bm := r.b[r.p : r.p+(n+7)/8]
+	r.p += (n + 7) / 8
+	isNull := func(j int) bool { return bm[j/8]&(1<<(j%8)) != 0 || typeOf(j).Kind == KindNull }
+	for j := 0; j < i; j++ {
+		if isNull(j) {
+			continue
+		}
+		k := physOf(typeOf(j))
+		if w := fixedWidth(k); w >= 0 {
+			r.p += w
+			continue
+		}
+		l, w := binary.Uvarint(r.b[r.p:])
+		r.p += w + int(l)
+	}
+	if isNull(i) {
+		return nil, true, nil
+	}
+	return r.elem(typeOf(i)), true, nil
+}
