@@ -357,7 +357,7 @@ func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
 	case *ast.TableFunc:
 		return b.bindWindowTVF(t)
 	case *ast.Unnest:
-		return nil, nil, unsupported(t.Pos, "UNNEST other than t CROSS JOIN UNNEST(...) and t LEFT JOIN UNNEST(...) ON TRUE")
+		return b.bindUnnestFrom(t)
 	}
 	return nil, nil, unsupported(te.Position(), "FROM item "+te.String())
 }

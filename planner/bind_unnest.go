@@ -46,11 +46,26 @@ func (b *binder) bindUnnestJoin(j *ast.Join, u *ast.Unnest) (node, *scope, error
 	if err != nil {
 		return nil, nil, err
 	}
+	return bindUnnestOver(l, lsc, u, j.Kind == ast.LeftJoin)
+}
+
+// bindUnnestFrom binds UNNEST(collection) alone in FROM: the collection
+// is a constant expression, unnested once (over one row of no columns).
+func (b *binder) bindUnnestFrom(u *ast.Unnest) (node, *scope, error) {
+	if len(u.Args) != 1 {
+		return nil, nil, unsupported(u.Pos, "UNNEST of more than one collection")
+	}
+	one := &valuesNode{rows: [][]*expr.Expr{{}}, out: types.Schema{}}
+	return bindUnnestOver(one, &scope{}, u, false)
+}
+
+// bindUnnestOver binds UNNEST(collection) over the rows of l, whose
+// columns sc lists.
+func bindUnnestOver(l node, lsc *scope, u *ast.Unnest, outer bool) (node, *scope, error) {
 	coll, err := bindExpr(lsc.withoutAggs("Aggregate expression is illegal in UNNEST"), u.Args[0])
 	if err != nil {
 		return nil, nil, err
 	}
-	outer := j.Kind == ast.LeftJoin
 	fields, ok := expr.UnnestFields(coll.Type, u.WithOrdinality, outer)
 	if !ok {
 		return nil, nil, errorf(u.Args[0].Position(), "UNNEST needs an ARRAY, a MAP or a MULTISET, got %s", coll.Type)
