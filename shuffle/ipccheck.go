@@ -372,8 +372,10 @@ func braidColumns(s *arrow.Schema) ([]ipcColumn, error) {
 // null counts that match the validity bitmaps; every buffer inside the
 // body, 8-byte aligned and long enough for its values; string and binary
 // offsets non-decreasing and inside their data; row kinds valid; no
-// compression and no dictionaries. STRING values are not checked to be
-// UTF-8: Braid's own batches need not be.
+// compression and no dictionaries; every value of a composite column
+// (ARRAY, MAP, MULTISET, ROW, encoded in Binary cells) a whole encoding of
+// its type. STRING values are not checked to be UTF-8: Braid's own batches
+// need not be.
 func checkIPCRecordBatch(m ipcMessage, cols []ipcColumn) error {
 	if m.kind != ipcHeaderRecordBatch {
 		return fmt.Errorf("message has header type %d, not a record batch (%d)", m.kind, ipcHeaderRecordBatch)
