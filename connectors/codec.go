@@ -3,6 +3,7 @@ package connectors
 import (
 	"bytes"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -53,6 +54,9 @@ func decodeBatch(v []byte, want *arrow.Schema) (types.Batch, error) {
 	if err := checkColumns(rec.Schema(), want); err != nil {
 		return types.Batch{}, err
 	}
+	if err := checkCompositeColumns(rec, want); err != nil {
+		return types.Batch{}, err
+	}
 	rec.Retain()
 	return types.Batch{Rec: rec}, nil
 }
@@ -66,6 +70,36 @@ func checkColumns(got, want *arrow.Schema) error {
 		g, w := got.Field(i), want.Field(i)
 		if !arrow.TypeEqual(g.Type, w.Type) {
 			return fmt.Errorf("column %d (%s) is %s, table has %s", i+1, w.Name, g.Type, w.Type)
+		}
+	}
+	return nil
+}
+
+// checkCompositeColumns checks every value of the composite columns of rec
+// (ARRAY, MAP, MULTISET, ROW: encoded in Binary cells) against the type in
+// want's braid.type metadata, so a corrupt log record fails here rather
+// than in an expression.
+func checkCompositeColumns(rec arrow.RecordBatch, want *arrow.Schema) error {
+	for i := 0; i < want.NumFields()-1; i++ {
+		ts, ok := want.Field(i).Metadata.GetValue("braid.type")
+		if !ok || !strings.ContainsRune(ts, '<') {
+			continue
+		}
+		t, err := types.ParseType(ts)
+		if err != nil || !t.IsComposite() {
+			continue
+		}
+		col, ok := rec.Column(i).(*array.Binary)
+		if !ok {
+			continue
+		}
+		for r := 0; r < col.Len(); r++ {
+			if col.IsNull(r) {
+				continue
+			}
+			if err := types.ValidateComposite(t, col.Value(r)); err != nil {
+				return fmt.Errorf("column %d (%s), row %d: %w", i+1, want.Field(i).Name, r, err)
+			}
 		}
 	}
 	return nil

@@ -36,6 +36,9 @@ func init() {
 const (
 	datagenDefaultRate      = 10000
 	datagenDefaultStrLength = 100
+	// datagenDefaultCollectionLength is the number of elements of a
+	// random ARRAY, MAP or MULTISET, as in Flink.
+	datagenDefaultCollectionLength = 3
 )
 
 // DatagenMaxLength bounds 'fields.<column>.length': a generated string or
@@ -475,6 +478,11 @@ type datagenColumn struct {
 	fmin, fmax float64
 	length     int
 	maxPast    int64 // ms
+	// elems generate the parts of a composite column's values: a ROW's
+	// fields, an ARRAY's or MULTISET's element, a MAP's key and value,
+	// each with the defaults of its type; length is then the number of
+	// elements.
+	elems []*datagenColumn
 }
 
 func newDatagenColumn(f types.Field, cfg jobgraph.DatagenField, subtask, par int) (*datagenColumn, error) {
@@ -518,8 +526,8 @@ func newDatagenColumn(f types.Field, cfg jobgraph.DatagenField, subtask, par int
 	if (cfg.Min != "" || cfg.Max != "") && !t.IsNumeric() && !t.IsTimestamp() {
 		return nil, fmt.Errorf("options '%s'/'%s' apply to numeric columns, %s is %v", opt("min"), opt("max"), f.Name, t)
 	}
-	if cfg.Length != 0 && !t.IsString() && !t.IsBinary() {
-		return nil, fmt.Errorf("option '%s' applies to string and binary columns, %s is %v", opt("length"), f.Name, t)
+	if cfg.Length != 0 && !t.IsString() && !t.IsBinary() && !t.IsArray() && !t.IsMap() && !t.IsMultiset() {
+		return nil, fmt.Errorf("option '%s' applies to string, binary, ARRAY, MAP and MULTISET columns, %s is %v", opt("length"), f.Name, t)
 	}
 	switch {
 	case t.Kind == types.KindBoolean, t.Kind == types.KindDate, t.Kind == types.KindTime, t.Kind == types.KindNull:
@@ -583,6 +591,20 @@ func newDatagenColumn(f types.Field, cfg jobgraph.DatagenField, subtask, par int
 				return nil, fmt.Errorf("option '%s' must be a duration, got '%s'", opt("max-past"), cfg.Max)
 			}
 			c.maxPast = ms
+		}
+	case t.IsComposite():
+		if c.length == 0 {
+			c.length = datagenDefaultCollectionLength
+		}
+		if c.length > DatagenMaxLength {
+			return nil, fmt.Errorf("option '%s' must be at most %d for a collection", opt("length"), DatagenMaxLength)
+		}
+		for _, pt := range datagenParts(t) {
+			e, err := newDatagenColumn(types.Field{Name: f.Name, Type: pt}, jobgraph.DatagenField{Kind: "random"}, subtask, par)
+			if err != nil {
+				return nil, err
+			}
+			c.elems = append(c.elems, e)
 		}
 	default:
 		return nil, fmt.Errorf("column %s: datagen cannot generate %v", f.Name, t)
@@ -678,6 +700,10 @@ func (c *datagenColumn) appendRandom(b array.Builder, rng *rand.Rand, now time.T
 		fillRandom(rng, buf)
 		b.Append(hex.EncodeToString(buf)[:c.length])
 	case *array.BinaryBuilder:
+		if c.field.Type.IsComposite() {
+			b.Append(c.randomComposite(rng, now))
+			return
+		}
 		buf := make([]byte, c.length)
 		fillRandom(rng, buf)
 		b.Append(buf)
@@ -724,4 +750,90 @@ func splitmix64(x uint64) uint64 {
 	x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9
 	x = (x ^ (x >> 27)) * 0x94d049bb133111eb
 	return x ^ (x >> 31)
+}
+
+// datagenParts lists the types a composite column's generators make.
+func datagenParts(t types.DataType) []types.DataType {
+	switch {
+	case t.IsRow():
+		out := make([]types.DataType, t.NumFields())
+		for i := range out {
+			out[i] = t.FieldAt(i).Type
+		}
+		return out
+	case t.IsMap():
+		return []types.DataType{t.MapKey(), t.MapValue()}
+	}
+	return []types.DataType{t.Elem()}
+}
+
+// randomComposite makes one random value of the composite column c: every
+// field of a ROW, and length elements (entries) of an ARRAY, MAP or
+// MULTISET (whose counts are 1 to 3), none of them NULL.
+func (c *datagenColumn) randomComposite(rng *rand.Rand, now time.Time) []byte {
+	t := c.field.Type
+	var keys, vals []any
+	switch {
+	case t.IsRow():
+		for _, e := range c.elems {
+			vals = append(vals, e.randomValue(rng, now))
+		}
+	case t.IsArray():
+		for range c.length {
+			vals = append(vals, c.elems[0].randomValue(rng, now))
+		}
+	default:
+		for range c.length {
+			keys = append(keys, c.elems[0].randomValue(rng, now))
+			if t.IsMultiset() {
+				vals = append(vals, int64(1+rng.IntN(3)))
+			} else {
+				vals = append(vals, c.elems[1].randomValue(rng, now))
+			}
+		}
+	}
+	return types.AppendComposite(nil, t, keys, vals)
+}
+
+// randomValue makes one random value of c's type in the Go form of
+// types/value.go, as appendRandom makes it in a column.
+func (c *datagenColumn) randomValue(rng *rand.Rand, now time.Time) any {
+	t := c.field.Type
+	switch {
+	case t.IsComposite():
+		return c.randomComposite(rng, now)
+	case t.Kind == types.KindNull:
+		return nil
+	case t.Kind == types.KindBoolean:
+		return rng.IntN(2) == 1
+	case t.IsInteger():
+		return c.randInt(rng)
+	case t.Kind == types.KindFloat, t.Kind == types.KindDouble:
+		return c.randFloat(rng)
+	case t.Kind == types.KindDecimal:
+		v, err := decimal128.FromFloat64(c.randFloat(rng), int32(t.Precision), int32(t.Scale))
+		if err != nil {
+			v = decimal128.Num{}
+		}
+		return v
+	case t.IsString():
+		buf := make([]byte, (c.length+1)/2)
+		fillRandom(rng, buf)
+		return hex.EncodeToString(buf)[:c.length]
+	case t.IsBinary():
+		buf := make([]byte, c.length)
+		fillRandom(rng, buf)
+		return buf
+	case t.Kind == types.KindDate:
+		return now.Unix() / 86400
+	case t.Kind == types.KindTime:
+		return now.UnixMilli() % 86400000
+	case t.IsTimestamp():
+		ms := now.UnixMilli()
+		if c.maxPast > 0 {
+			ms -= rng.Int64N(c.maxPast + 1)
+		}
+		return ms * int64(time.Millisecond)
+	}
+	return nil
 }

@@ -281,6 +281,8 @@ func TestDatagenLimits(t *testing.T) {
 		{map[string]string{"fields.d.max": "Inf"}, d, "'fields.d.max' must be a finite number"},
 		{map[string]string{"fields.s.length": "2000000000"}, types.Field{Name: "s", Type: types.String}, "'fields.s.length' must be a whole number from 1 to 1048576"},
 		{nil, types.Field{Name: "c", Type: types.Char(2000000000)}, "datagen makes values of at most 1048576"},
+		{map[string]string{"fields.r.length": "3"}, types.Field{Name: "r", Type: types.Row(types.Field{Name: "x", Type: types.Int})}, "'fields.r.length' applies to string, binary, ARRAY, MAP and MULTISET columns"},
+		{nil, types.Field{Name: "a", Type: types.Array(types.IntervalDayTime())}, "datagen cannot generate"},
 	} {
 		_, err := DatagenSpecFor(datagenTable(tc.opts, tc.field))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -341,3 +343,52 @@ func BenchmarkDatagen(b *testing.B) {
 type discard struct{}
 
 func (discard) Emit(types.Batch) error { return nil }
+
+// TestDatagenComposite makes random ROW, ARRAY, MAP and MULTISET values:
+// every ROW field set, 3 elements by default, fields.<col>.length elements
+// when given, each value a valid encoding of its type.
+func TestDatagenComposite(t *testing.T) {
+	row := types.Row(types.Field{Name: "id", Type: types.BigInt}, types.Field{Name: "name", Type: types.String},
+		types.Field{Name: "tags", Type: types.Array(types.Int)})
+	cols := []types.Field{
+		{Name: "r", Type: row},
+		{Name: "a", Type: types.Array(types.String)},
+		{Name: "m", Type: types.Map(types.Int, types.Double)},
+		{Name: "ms", Type: types.Multiset(types.Boolean)},
+	}
+	tb := datagenTable(map[string]string{"number-of-rows": "20", "fields.a.length": "5"}, cols...)
+	out := runDatagen(t, tb, 2)
+	rows := 0
+	for _, c := range out {
+		for _, b := range c.batches {
+			for i := range b.NumRows() {
+				rows++
+				for j, f := range cols {
+					enc := b.Column(j).(*array.Binary).Value(i)
+					keys, vals, err := types.DecodeComposite(f.Type, enc)
+					if err != nil {
+						t.Fatalf("%s: %v", f.Name, err)
+					}
+					want := map[string]int{"r": 3, "a": 5, "m": 3}[f.Name]
+					if f.Name == "ms" {
+						if len(keys) != 3 {
+							t.Fatalf("ms has %d elements", len(keys))
+						}
+						continue
+					}
+					if len(vals) != want {
+						t.Fatalf("%s has %d elements, want %d", f.Name, len(vals), want)
+					}
+					for _, v := range vals {
+						if v == nil {
+							t.Fatalf("%s holds a NULL", f.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+	if rows != 20 {
+		t.Fatalf("made %d rows", rows)
+	}
+}

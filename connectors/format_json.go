@@ -187,6 +187,8 @@ func convertJSON(raw json.RawMessage, t types.DataType, c *jsonCell) error {
 		}
 	}
 	switch t.Kind {
+	case types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
+		return convertJSONComposite(raw, t, c)
 	case types.KindBoolean:
 		switch text {
 		case "true":
@@ -357,6 +359,9 @@ func appendJSONValue(dst []byte, col arrow.Array, r int, t types.DataType) []byt
 	case *array.String:
 		return appendJSONString(dst, a.Value(r))
 	case *array.Binary:
+		if t.IsComposite() {
+			return appendJSONComposite(dst, t, a.Value(r))
+		}
 		return appendJSONString(dst, base64.StdEncoding.EncodeToString(a.Value(r)))
 	case *array.Date32:
 		return appendJSONString(dst, types.FormatDate(int32(a.Value(r))))

@@ -402,6 +402,9 @@ func compareVecs(op cmpOp, n int, a, b *vec) *vec {
 }
 
 func compareKernel(op string, ta, tb types.DataType) (kernel, error) {
+	if ta.IsComposite() && (op == "=" || op == "<>") {
+		return compareCompositeKernel(op, ta, tb)
+	}
 	if classOf(ta) != classOf(tb) && ta.Kind != types.KindNull && tb.Kind != types.KindNull {
 		return nil, fmt.Errorf("expr: cannot compare %v with %v", ta, tb)
 	}

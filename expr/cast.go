@@ -21,6 +21,9 @@ func castKernel(from, to types.DataType, try bool) (kernel, error) {
 	if !CanCast(from, to) {
 		return nil, userErrorf("cannot cast %v to %v", from, to)
 	}
+	if from.IsComposite() && to.IsComposite() {
+		return compositeCastKernel(from, to, try)
+	}
 	conv, err := castRow(from, to)
 	if err != nil {
 		return nil, err
@@ -80,6 +83,9 @@ func castRow(from, to types.DataType) (rowConv, error) {
 	}
 	if tc == clsStr {
 		return toStringConv(from, to), nil
+	}
+	if from.IsComposite() {
+		return nil, fmt.Errorf("expr: composite CAST is built by compositeCastKernel")
 	}
 	if fc == clsStr {
 		return fromStringConv(to), nil
@@ -309,6 +315,11 @@ func toStringConv(from, to types.DataType) rowConv {
 			s = types.FormatIntervalDayTime(a.i64[i])
 		case types.KindIntervalYearMonth:
 			s = types.FormatIntervalYearMonth(int32(a.i64[i]))
+		case types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
+			s = types.FormatComposite(from, a.bin[i], ec.loc)
+			if err := ec.checkLength("CAST", false, int64(len(s))); err != nil {
+				return false, err
+			}
 		}
 		s, err := fit(ec, s)
 		out.str[i] = s

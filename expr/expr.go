@@ -134,7 +134,7 @@ func normalizeValue(v any, t types.DataType) (any, error) {
 		if s, ok := v.(string); ok {
 			return s, nil
 		}
-	case types.KindBinary, types.KindVarBinary:
+	case types.KindBinary, types.KindVarBinary, types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
 		if b, ok := v.([]byte); ok {
 			return b, nil
 		}

@@ -778,6 +778,12 @@ func decodeValue(raw json.RawMessage, t types.DataType) (any, error) {
 		return decimal128.FromBigInt(bi), nil
 	case types.KindBinary, types.KindVarBinary:
 		return base64.StdEncoding.DecodeString(s)
+	case types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
+		b, err := base64.StdEncoding.DecodeString(s)
+		if err == nil {
+			err = types.ValidateComposite(t, b)
+		}
+		return b, err
 	}
 	return nil, fmt.Errorf("expr: cannot decode a literal of type %v", t)
 }

@@ -82,6 +82,15 @@ var functions = []funcDef{
 		return castKernel(at[0], e.Type, e.Func == "TRY_CAST")
 	}},
 
+	// Composite values (composite.go). The constructors, field access and
+	// the subscript are built by RowCtor, ArrayCtor, MapCtor, FieldAccess
+	// and Item, from the syntax that writes them.
+	{names: []string{"ROW", "ARRAY", "MAP"}, kernel: ctorKernel},
+	{names: []string{"FIELD"}, kernel: fieldKernel},
+	{names: []string{"ITEM"}, kernel: itemKernel},
+	{names: []string{"CARDINALITY"}, resolve: resolveCardinality, kernel: cardinalityKernel},
+	{names: []string{"ELEMENT"}, resolve: resolveElement, kernel: elementKernel},
+
 	// Strings (strings.go).
 	{names: []string{"LIKE", "NOT LIKE"}, resolve: resolveLike, kernel: likeFnKernel},
 	{names: []string{"||"}, resolve: resolveConcatOp, kernel: concatOpKernel},
@@ -116,8 +125,8 @@ var functions = []funcDef{
 	{names: []string{"HEX"}, resolve: resolveHex, kernel: hexKernel},
 	{names: []string{"BIN"}, resolve: sig(types.String, argInt).resolve, kernel: strKernel("BIN", binKernel)},
 	{names: []string{"UUID"}, resolve: sig(types.String).resolve, kernel: uuidKernel, volatile: true},
-	{names: []string{"SPLIT"}, resolve: refuse("ARRAY<STRING>"), refused: true},
-	{names: []string{"STR_TO_MAP"}, resolve: refuse("MAP<STRING, STRING>"), refused: true},
+	{names: []string{"SPLIT"}, resolve: sig(types.Array(types.String), argStr, argStr).resolve, kernel: splitKernel},
+	{names: []string{"STR_TO_MAP"}, resolve: refuseFn, refused: true},
 
 	// Digests (hash.go).
 	{names: []string{"MD5"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("MD5", digestKernel(md5.New))},

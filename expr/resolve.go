@@ -134,6 +134,9 @@ func comparable2(a, b types.DataType) (types.DataType, bool) {
 // as it is (integers are 64-bit inside, strings and binaries are compared
 // as bytes).
 func castOperand(e *Expr, t types.DataType) *Expr {
+	if t.IsComposite() {
+		return implicit(e, t)
+	}
 	if (e.Type.IsInteger() && t.IsInteger()) || (e.Type.IsString() && t.IsString()) ||
 		(e.Type.IsBinary() && t.IsBinary()) {
 		return e
@@ -154,7 +157,7 @@ func resolveCompare(name string, args []*Expr) (*Expr, error) {
 	}
 	a, b = fillNull(a, b.Type), fillNull(b, a.Type)
 	t, ok := comparable2(a.Type, b.Type)
-	if !ok {
+	if !ok || (t.IsComposite() && name != "=" && name != "<>") {
 		return nil, cannotApply(name, args)
 	}
 	return call(name, types.Boolean.WithNullable(anyNullable(a.Type, b.Type)), castOperand(a, t), castOperand(b, t)), nil

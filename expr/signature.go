@@ -64,12 +64,9 @@ func (s signature) resolve(name string, args []*Expr) (*Expr, error) {
 	return call(name, t.WithNullable(s.mayBeNull || anyNullable(typesOf(out)...)), out...), nil
 }
 
-// refuse is the resolver of a Flink function whose result type Braid
-// cannot represent yet.
-func refuse(what string) resolver {
-	return func(name string, _ []*Expr) (*Expr, error) {
-		return nil, userErrorf("function %s returns %s, and %s is not supported yet", name, what, what)
-	}
+// refuseFn is the resolver of a Flink function Braid cannot evaluate yet.
+func refuseFn(name string, _ []*Expr) (*Expr, error) {
+	return nil, userErrorf("function %s is not supported yet", name)
 }
 
 // strictRows evaluates a row-wise function that is NULL where any argument

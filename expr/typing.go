@@ -132,6 +132,8 @@ func common2(a, b types.DataType) (types.DataType, bool) {
 			return types.DataType{Kind: types.KindBinary, Length: a.Length}, true
 		}
 		return types.DataType{Kind: types.KindVarBinary, Length: max(a.Length, b.Length)}, true
+	case a.IsComposite() || b.IsComposite():
+		return commonComposite(a, b)
 	case a.Kind == b.Kind:
 		switch a.Kind {
 		case types.KindTime, types.KindTimestamp, types.KindTimestampLTZ:
@@ -158,6 +160,10 @@ func CanCast(from, to types.DataType) bool {
 	switch {
 	case f.Kind == types.KindNull:
 		return true
+	case f.IsComposite() || t.IsComposite():
+		// A composite value casts to a string, and to a composite type of
+		// its kind whose parts it casts to.
+		return canCastComposite(f, t) || (f.IsComposite() && t.IsString())
 	case f.Kind == t.Kind:
 		return true
 	case f.IsString() || t.IsString():

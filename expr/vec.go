@@ -55,7 +55,7 @@ func classOf(t types.DataType) class {
 		return clsDec
 	case types.KindChar, types.KindVarChar:
 		return clsStr
-	case types.KindBinary, types.KindVarBinary:
+	case types.KindBinary, types.KindVarBinary, types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
 		return clsBin
 	case types.KindNull:
 		return clsNull
@@ -310,7 +310,7 @@ func (v *vec) toArrow(t types.DataType) (arrow.Array, error) {
 		d := array.NewData(at, n, []*memory.Buffer{nullBuf, memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(offsets)), memory.NewBufferBytes(data)}, nil, nulls, 0)
 		defer d.Release()
 		return array.MakeFromData(d), nil
-	case types.KindBinary, types.KindVarBinary:
+	case types.KindBinary, types.KindVarBinary, types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
 		var total int64
 		for i, s := range v.bin[:n] {
 			if !v.isNull(i) {

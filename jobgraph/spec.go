@@ -30,6 +30,7 @@ var specKinds = struct {
 	m map[string]func() Spec
 }{m: map[string]func() Spec{
 	KindCalc:              func() Spec { return &CalcSpec{} },
+	KindUnnest:            func() Spec { return &UnnestSpec{} },
 	KindJoinInner:         func() Spec { return &JoinSpec{} },
 	KindJoinOuter:         func() Spec { return &JoinSpec{} },
 	KindJoinInterval:      func() Spec { return &IntervalJoinSpec{} },

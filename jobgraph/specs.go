@@ -35,6 +35,7 @@ const (
 	KindOverAggregate     = "over_aggregate"     // OverAggSpec
 	KindBatchSort         = "batch_sort"         // BatchSortSpec
 	KindDeduplicate       = "deduplicate"        // DeduplicateSpec
+	KindUnnest            = "unnest"             // UnnestSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -51,6 +52,28 @@ var _ Spec = (*CalcSpec)(nil)
 
 func (*CalcSpec) Kind() string { return KindCalc }
 func (*CalcSpec) Inputs() int  { return 1 }
+
+// UnnestSpec joins each input row with the elements of a collection
+// computed from it (Flink's correlate over $UNNEST_ROWS$): for every
+// element, the input row followed by the element's columns, with the
+// input row's kind. Collection is an ARRAY, MAP or MULTISET expression
+// over InputSchema. The element columns are an ARRAY's element (a ROW
+// element's fields), a MAP's key and value, or a MULTISET's element (once
+// per count); Ordinality adds the 1-based position. Outer (LEFT JOIN ...
+// ON TRUE) emits a row whose element columns are NULL for an empty or NULL
+// collection. OutputSchema is InputSchema then the element columns.
+type UnnestSpec struct {
+	InputSchema  types.Schema `json:"input_schema"`
+	Collection   *expr.Expr   `json:"collection"`
+	Ordinality   bool         `json:"ordinality,omitempty"`
+	Outer        bool         `json:"outer,omitempty"`
+	OutputSchema types.Schema `json:"output_schema"`
+}
+
+var _ Spec = (*UnnestSpec)(nil)
+
+func (*UnnestSpec) Kind() string { return KindUnnest }
+func (*UnnestSpec) Inputs() int  { return 1 }
 
 // JoinSpec configures a regular (unwindowed) equi-join of two changelogs.
 type JoinSpec struct {

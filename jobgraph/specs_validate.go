@@ -26,6 +26,23 @@ func (s *CalcSpec) Validate() error {
 	return nil
 }
 
+func (s *UnnestSpec) Validate() error {
+	if s.Collection == nil {
+		return errors.New("no collection")
+	}
+	if err := checkExpr("collection", s.Collection, len(s.InputSchema), true); err != nil {
+		return err
+	}
+	t := s.Collection.Type
+	if !t.IsArray() && !t.IsMap() && !t.IsMultiset() {
+		return fmt.Errorf("collection is %v, not an ARRAY, MAP or MULTISET", t)
+	}
+	if len(s.OutputSchema) <= len(s.InputSchema) {
+		return fmt.Errorf("%d output columns for %d input columns", len(s.OutputSchema), len(s.InputSchema))
+	}
+	return nil
+}
+
 func (s *JoinSpec) Validate() error {
 	if len(s.LeftKeys) != len(s.RightKeys) {
 		return fmt.Errorf("%d left keys but %d right keys", len(s.LeftKeys), len(s.RightKeys))

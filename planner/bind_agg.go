@@ -210,7 +210,9 @@ func aggResultType(name string, arg *expr.Expr) (types.DataType, error) {
 			return types.Decimal(38, max(6, t.Scale)), nil
 		}
 	case "MIN", "MAX", "FIRST_VALUE", "LAST_VALUE":
-		if t.Kind != types.KindNull {
+		// NB: composite values have no order (Flink's MIN and MAX take
+		// comparable types only).
+		if t.Kind != types.KindNull && !(t.IsComposite() && (name == "MIN" || name == "MAX")) {
 			return t.WithNullable(true), nil
 		}
 	case "LISTAGG":

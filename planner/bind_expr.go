@@ -26,11 +26,7 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 	case *ast.IntervalLit:
 		return bindInterval(e)
 	case *ast.ColumnRef:
-		i, err := sc.resolve(e)
-		if err != nil {
-			return nil, err
-		}
-		return expr.Column(i, sc.cols[i].typ), nil
+		return bindColumnRef(sc, e)
 	case *ast.Unary:
 		x, err := bindExpr(sc, e.X)
 		if err != nil {
@@ -188,6 +184,9 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 	case *ast.Star:
 		return nil, errorf(e.Pos, "* is only allowed in the SELECT list or COUNT(*)")
 	default:
+		if out, ok, err := bindComposite(sc, e); ok {
+			return out, err
+		}
 		return nil, unsupported(e.Position(), "expression "+e.String())
 	}
 }

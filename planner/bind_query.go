@@ -363,7 +363,7 @@ func (b *binder) bindFrom(te ast.TableExpr) (node, *scope, error) {
 	case *ast.TableFunc:
 		return b.bindWindowTVF(t)
 	case *ast.Unnest:
-		return nil, nil, unsupported(t.Pos, "UNNEST")
+		return b.bindUnnestFrom(t)
 	}
 	return nil, nil, unsupported(te.Position(), "FROM item "+te.String())
 }
@@ -469,6 +469,9 @@ func (b *binder) bindJoin(j *ast.Join) (node, *scope, error) {
 	}
 	if tn, ok := j.R.(*ast.TableName); ok && tn.SystemTime != nil {
 		return b.bindTemporalJoin(j, tn)
+	}
+	if u, ok := j.R.(*ast.Unnest); ok {
+		return b.bindUnnestJoin(j, u)
 	}
 	l, lsc, err := b.bindFrom(j.L)
 	if err != nil {

@@ -111,6 +111,8 @@ func (ph *physical) build(n node) (*stream, error) {
 		return ph.buildExpand(n)
 	case *replicateNode:
 		return ph.buildReplicate(n)
+	case *unnestNode:
+		return ph.buildUnnest(n)
 	case *aggNode:
 		if w, ok := n.input.(*windowNode); ok {
 			return ph.buildWindowAgg(n, w)

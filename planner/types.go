@@ -66,7 +66,12 @@ func bindType(t *ast.Type) (types.DataType, error) {
 		}
 	case "TIMESTAMP_LTZ":
 		dt = types.TimestampLTZ(arg(6))
-	case "ARRAY", "MAP", "MULTISET", "ROW", "INTERVAL", "RAW":
+	case "ARRAY", "MULTISET", "MAP", "ROW":
+		var err error
+		if dt, err = bindCompositeType(t); err != nil {
+			return dt, err
+		}
+	case "INTERVAL", "RAW":
 		return dt, unsupported(t.Pos, "type "+t.Name)
 	default:
 		return dt, errorf(t.Pos, "unknown type %s", t.Name)
@@ -81,6 +86,65 @@ func bindType(t *ast.Type) (types.DataType, error) {
 	}
 	if t.Null == ast.NotNull {
 		dt.NotNull = true
+	}
+	return dt, nil
+}
+
+// bindCompositeType maps ARRAY<t> / t ARRAY, MULTISET<t>, MAP<k, v> and
+// ROW<name t, ...> / ROW(name t, ...).
+func bindCompositeType(t *ast.Type) (types.DataType, error) {
+	var dt types.DataType
+	var err error
+	switch t.Name {
+	case "ARRAY", "MULTISET":
+		if t.Elem == nil {
+			return dt, errorf(t.Pos, "%s needs an element type", t.Name)
+		}
+		e, err := bindType(t.Elem)
+		if err != nil {
+			return dt, err
+		}
+		if t.Name == "ARRAY" {
+			dt, err = types.NewArray(e)
+		} else {
+			dt, err = types.NewMultiset(e)
+		}
+		if err != nil {
+			return dt, errorf(t.Pos, "%v", err)
+		}
+		return dt, nil
+	case "MAP":
+		if t.Key == nil || t.Value == nil {
+			return dt, errorf(t.Pos, "MAP needs a key and a value type")
+		}
+		k, err := bindType(t.Key)
+		if err != nil {
+			return dt, err
+		}
+		v, err := bindType(t.Value)
+		if err != nil {
+			return dt, err
+		}
+		if dt, err = types.NewMap(k, v); err != nil {
+			return dt, errorf(t.Pos, "%v", err)
+		}
+		return dt, nil
+	}
+	fields := make([]types.Field, 0, len(t.Fields))
+	seen := map[string]bool{}
+	for _, f := range t.Fields {
+		ft, err := bindType(f.Type)
+		if err != nil {
+			return dt, err
+		}
+		if seen[f.Name.Name] {
+			return dt, errorf(f.Pos, "field name %q appears twice in ROW", f.Name.Name)
+		}
+		seen[f.Name.Name] = true
+		fields = append(fields, types.Field{Name: f.Name.Name, Type: ft})
+	}
+	if dt, err = types.NewRow(fields); err != nil {
+		return dt, errorf(t.Pos, "%v", err)
 	}
 	return dt, nil
 }

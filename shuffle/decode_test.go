@@ -29,6 +29,7 @@ var allTypesSchema = func() types.Schema {
 		types.Char(3), types.VarChar(10), types.String, types.DataType{Kind: types.KindBinary, Length: 4}, types.Bytes,
 		types.Date, types.Time(3), types.Timestamp(3), types.TimestampLTZ(6),
 		types.IntervalDayTime(), types.IntervalYearMonth(),
+		compositeType,
 	}
 	var s types.Schema
 	for i, t := range ts {
@@ -39,6 +40,34 @@ var allTypesSchema = func() types.Schema {
 	}
 	return s
 }()
+
+// compositeType is a composite column type of allTypesSchema: an ARRAY of
+// ROWs that hold a STRING, an INT and a MAP.
+var compositeType = types.Array(types.Row(
+	types.Field{Name: "s", Type: types.String},
+	types.Field{Name: "i", Type: types.Int},
+	types.Field{Name: "m", Type: types.Map(types.String, types.BigInt)},
+))
+
+// randomComposite returns a random encoded value of compositeType.
+func randomComposite(rng *rand.Rand) []byte {
+	rt := compositeType.Elem()
+	var rows []any
+	for range rng.IntN(4) {
+		if rng.IntN(4) == 0 {
+			rows = append(rows, nil)
+			continue
+		}
+		var ks, vs []any
+		for j := range rng.IntN(3) {
+			ks = append(ks, strings.Repeat("k", j+1))
+			vs = append(vs, rng.Int64())
+		}
+		m := types.AppendComposite(nil, rt.FieldAt(2).Type, ks, vs)
+		rows = append(rows, types.AppendComposite(nil, rt, nil, []any{strings.Repeat("x", rng.IntN(9)), int64(rng.Int32()), m}))
+	}
+	return types.AppendComposite(nil, compositeType, nil, rows)
+}
 
 // makeRandomBatch builds n rows of schema s with random values and row
 // kinds; about one value in five of a nullable column is NULL.
@@ -51,6 +80,10 @@ func makeRandomBatch(rng *rand.Rand, s types.Schema, n int) types.Batch {
 		for r := 0; r < n; r++ {
 			if f.Type.Nullable() && rng.IntN(5) == 0 {
 				b.AppendNull()
+				continue
+			}
+			if f.Type.IsComposite() {
+				b.(*array.BinaryBuilder).Append(randomComposite(rng))
 				continue
 			}
 			appendRandom(rng, b)
@@ -460,6 +493,19 @@ func craftedPayloads(t testing.TB) []craftedPayload {
 		}
 		b.Release()
 		add("compressed batch", "record batch is compressed", buf.Bytes())
+	}
+	{
+		// A composite column whose value is not an encoding of its type.
+		s := types.Schema{{Name: "a", Type: compositeType}}
+		bb := array.NewBinaryBuilder(memory.DefaultAllocator, arrow.BinaryTypes.Binary)
+		bb.Append(randomComposite(rand.New(rand.NewPCG(5, 6))))
+		bb.Append([]byte{0xff, 0xff, 0xff, 0x7f})
+		col := bb.NewArray()
+		bb.Release()
+		b := types.NewInsertBatch(s.ArrowSchema(), []arrow.Array{col}, 2)
+		col.Release()
+		add("malformed composite value", "row 1: types: malformed composite value", encodePayloads(t, true, b)[0])
+		b.Release()
 	}
 	return cs
 }

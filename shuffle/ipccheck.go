@@ -302,6 +302,9 @@ type ipcColumn struct {
 	layout ipcLayout
 	width  int  // bytes per value, for layoutFixed
 	op     bool // the trailing changelog column
+	// composite is the type of a column of encoded composite values
+	// (ARRAY, MAP, MULTISET, ROW), each of which is checked.
+	composite types.DataType
 }
 
 type ipcLayout uint8
@@ -349,6 +352,9 @@ func braidColumns(s *arrow.Schema) ([]ipcColumn, error) {
 			cols[i].layout = layoutBool
 		case *arrow.StringType, *arrow.BinaryType:
 			cols[i].layout = layoutBinary
+			if i < len(ts) && ts[i].Type.IsComposite() {
+				cols[i].composite = ts[i].Type
+			}
 		case arrow.FixedWidthDataType:
 			cols[i] = ipcColumn{layout: layoutFixed, width: t.BitWidth() / 8}
 		default:
@@ -366,8 +372,10 @@ func braidColumns(s *arrow.Schema) ([]ipcColumn, error) {
 // null counts that match the validity bitmaps; every buffer inside the
 // body, 8-byte aligned and long enough for its values; string and binary
 // offsets non-decreasing and inside their data; row kinds valid; no
-// compression and no dictionaries. STRING values are not checked to be
-// UTF-8: Braid's own batches need not be.
+// compression and no dictionaries; every value of a composite column
+// (ARRAY, MAP, MULTISET, ROW, encoded in Binary cells) a whole encoding of
+// its type. STRING values are not checked to be UTF-8: Braid's own batches
+// need not be.
 func checkIPCRecordBatch(m ipcMessage, cols []ipcColumn) error {
 	if m.kind != ipcHeaderRecordBatch {
 		return fmt.Errorf("message has header type %d, not a record batch (%d)", m.kind, ipcHeaderRecordBatch)
@@ -519,7 +527,12 @@ func (b *batchBody) checkColumn(c ipcColumn, rows, nulls int) error {
 			return err
 		}
 		if rows > 0 {
-			return checkOffsets(values, data, rows)
+			if err := checkOffsets(values, data, rows); err != nil {
+				return err
+			}
+			if c.composite.IsComposite() {
+				return checkComposite(c.composite, validity, nulls > 0, values, data, rows)
+			}
 		}
 	}
 	return nil
@@ -544,6 +557,23 @@ func checkOffsets(offsets, data []byte, rows int) error {
 	}
 	if int(prev) > len(data) {
 		return fmt.Errorf("offsets end at %d in %d bytes of data", prev, len(data))
+	}
+	return nil
+}
+
+// checkComposite checks each non-NULL value of a column of encoded
+// composite values of type t (offsets already checked). Its work is linear
+// in the data times the depth of t, and it allocates nothing.
+func checkComposite(t types.DataType, validity []byte, hasNulls bool, offsets, data []byte, rows int) error {
+	for i := 0; i < rows; i++ {
+		if hasNulls && !bitutil.BitIsSet(validity, i) {
+			continue
+		}
+		lo := binary.LittleEndian.Uint32(offsets[4*i:])
+		hi := binary.LittleEndian.Uint32(offsets[4*i+4:])
+		if err := types.ValidateComposite(t, data[lo:hi]); err != nil {
+			return fmt.Errorf("row %d: %w", i, err)
+		}
 	}
 	return nil
 }

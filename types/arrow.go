@@ -22,6 +22,8 @@ import (
 //	INTERVAL DAY..SEC   Duration(ms)
 //	INTERVAL YEAR..MON  Int32, months
 //	NULL                Null
+//	ARRAY, MAP,         Binary, one encoded value per cell (value.go)
+//	MULTISET, ROW
 func (t DataType) ArrowType() arrow.DataType {
 	switch t.Kind {
 	case KindNull:
@@ -58,6 +60,8 @@ func (t DataType) ArrowType() arrow.DataType {
 		return arrow.FixedWidthTypes.Duration_ms
 	case KindIntervalYearMonth:
 		return arrow.PrimitiveTypes.Int32
+	case KindArray, KindMap, KindMultiset, KindRow:
+		return arrow.BinaryTypes.Binary
 	}
 	panic(fmt.Sprintf("types: no Arrow type for %v", t))
 }

@@ -31,6 +31,12 @@ const (
 	KindIntervalDayTime
 	// KindIntervalYearMonth is INTERVAL YEAR TO MONTH, held as months.
 	KindIntervalYearMonth
+	// The composite kinds (composite.go): ARRAY<t>, MAP<k, v>,
+	// MULTISET<t> and ROW<name t, ...>.
+	KindArray
+	KindMap
+	KindMultiset
+	KindRow
 )
 
 // MaxLength is the length of STRING (VARCHAR(MaxLength)) and BYTES.
@@ -38,13 +44,16 @@ const MaxLength = 2147483647
 
 // DataType is a SQL type. Length applies to CHAR, VARCHAR, BINARY and
 // VARBINARY; Precision and Scale to DECIMAL; Precision to TIME, TIMESTAMP and
-// TIMESTAMP_LTZ (fractional second digits).
+// TIMESTAMP_LTZ (fractional second digits). A composite type's element,
+// key, value or field types are held in an interned node (composite.go), so
+// DataType stays comparable with == and usable as a map key.
 type DataType struct {
 	Kind      Kind
 	Length    int
 	Precision int
 	Scale     int
 	NotNull   bool
+	nested    *nested
 }
 
 // Convenience constructors for the common types (all nullable).
@@ -129,6 +138,8 @@ func (t DataType) String() string {
 
 func (t DataType) baseString() string {
 	switch t.Kind {
+	case KindArray, KindMap, KindMultiset, KindRow:
+		return t.nestedString()
 	case KindNull:
 		return "NULL"
 	case KindBoolean:
@@ -180,6 +191,9 @@ func (t DataType) baseString() string {
 // ParseType reads a type as String prints it. It exists so types can cross
 // the wire as text; the SQL parser has its own, positioned, type grammar.
 func ParseType(s string) (DataType, error) {
+	if isNestedTypeString(s) {
+		return parseNestedType(s)
+	}
 	orig := s
 	s = strings.TrimSpace(strings.ToUpper(s))
 	var t DataType

@@ -47,6 +47,9 @@ func FormatValue(col arrow.Array, row int, t DataType, loc *time.Location) (s st
 	case *array.String:
 		return a.Value(row), false
 	case *array.Binary:
+		if t.IsComposite() {
+			return FormatComposite(t, a.Value(row), loc), false
+		}
 		return FormatBytes(a.Value(row)), false
 	case *array.Date32:
 		return FormatDate(int32(a.Value(row))), false

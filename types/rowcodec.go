@@ -70,7 +70,7 @@ func physOf(t DataType) physKind {
 		return pDecimal
 	case KindChar, KindVarChar:
 		return pString
-	case KindBinary, KindVarBinary:
+	case KindBinary, KindVarBinary, KindArray, KindMap, KindMultiset, KindRow:
 		return pBinary
 	case KindDate:
 		return pDate32

@@ -57,6 +57,8 @@ func makeBatch(t testing.TB, cols []client.ResultColumn, rows []row) types.Batch
 				b.Append(decimal128.FromI64(v.(int64)))
 			case *array.TimestampBuilder:
 				b.Append(arrow.Timestamp(v.(time.Time).UnixNano()))
+			case *array.BinaryBuilder:
+				b.Append(v.([]byte))
 			default:
 				t.Fatalf("makeBatch: no support for %T", fb)
 			}
@@ -482,4 +484,42 @@ func stringBatch(t *testing.T, vals []string) types.Batch {
 	defer col.Release()
 	schema := types.Schema{{Name: "table name", Type: types.String}}
 	return types.NewInsertBatch(schema.ArrowSchema(), []arrow.Array{col}, len(vals))
+}
+
+// TestCompositeValues prints ROW, ARRAY and MAP columns as Flink's SQL
+// client does (its cast to STRING): (1, abc), [1, null], {a=1}, in a
+// column of the default width.
+func TestCompositeValues(t *testing.T) {
+	rt := types.Row(types.Field{Name: "id", Type: types.Int}, types.Field{Name: "s", Type: types.String})
+	at := types.Array(types.Int)
+	mt := types.Map(types.String, types.Double)
+	cols := []client.ResultColumn{{Name: "r", Type: rt}, {Name: "a", Type: at}, {Name: "m", Type: mt}}
+	b := makeBatch(t, cols, []row{
+		{types.Insert, []any{
+			types.AppendComposite(nil, rt, nil, []any{int64(1), "abc"}),
+			types.AppendComposite(nil, at, nil, []any{int64(1), nil}),
+			types.AppendComposite(nil, mt, []any{"a"}, []any{1.0}),
+		}},
+		{types.Insert, []any{nil, nil, nil}},
+	})
+	defer b.Release()
+	var buf bytes.Buffer
+	r := NewTableau(&buf, cols, nil, 0)
+	if err := r.Batch(b); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.End(); err != nil {
+		t.Fatal(err)
+	}
+	want := `+----+--------------------------------+--------------------------------+--------------------------------+
+| op |                              r |                              a |                              m |
++----+--------------------------------+--------------------------------+--------------------------------+
+| +I |                       (1, abc) |                      [1, null] |                        {a=1.0} |
+| +I |                         <NULL> |                         <NULL> |                         <NULL> |
++----+--------------------------------+--------------------------------+--------------------------------+
+Received a total of 2 rows
+`
+	if got := buf.String(); got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
 }
