@@ -290,6 +290,35 @@ func TestJSONQueryClauses(t *testing.T) {
 	}
 }
 
+// TestJSONFlinkDocExamples runs the examples of Flink's documentation of
+// the SQL/JSON functions.
+func TestJSONFlinkDocExamples(t *testing.T) {
+	S := types.String
+	cases := []jsonCase{
+		{fn: "JSON_EXISTS", doc: `{"a": true}`, path: "$.a", want: "TRUE"},
+		{fn: "JSON_EXISTS", doc: `{"a": true}`, path: "$.b", want: "FALSE"},
+		{fn: "JSON_EXISTS", doc: `{"a": [{ "b": 1 }]}`, path: "$.a[0].b", want: "TRUE"},
+		{fn: "JSON_EXISTS", doc: `{"a": true}`, path: "strict $.b", clauses: existsOn("TRUE"), want: "TRUE"},
+		{fn: "JSON_EXISTS", doc: `{"a": true}`, path: "strict $.b", clauses: existsOn("FALSE"), want: "FALSE"},
+		{fn: "JSON_VALUE", doc: `{"a": true}`, path: "$.a", want: "true"},
+		{fn: "JSON_VALUE", doc: `{"a": true}`, path: "lax $.b", clauses: valueOn(S, "DEFAULT", str("FALSE"), "NULL", nil), want: "FALSE"},
+		{fn: "JSON_VALUE", doc: `{"a": true}`, path: "strict $.b", clauses: valueOn(S, "NULL", nil, "DEFAULT", str("FALSE")), want: "FALSE"},
+		{fn: "JSON_VALUE", doc: `{"a.b": [0.998,0.996]}`, path: `$.["a.b"][1]`, want: "0.996"},
+		{fn: "JSON_VALUE", doc: `{"a": true}`, path: "$.a", clauses: valueOn(types.Boolean, "NULL", nil, "NULL", nil), want: "TRUE"},
+		{fn: "JSON_QUERY", doc: `{ "a": { "b": 1 } }`, path: "$.a", want: `{"b":1}`},
+		{fn: "JSON_QUERY", doc: `[1, 2]`, path: "$", want: `[1,2]`},
+		{fn: "JSON_QUERY", doc: nullDoc, path: "$", want: "NULL"},
+		{fn: "JSON_QUERY", doc: `{}`, path: "$", clauses: queryOn("WITH CONDITIONAL ARRAY", "NULL", "NULL"), want: `[{}]`},
+		{fn: "JSON_QUERY", doc: `[1, 2]`, path: "$", clauses: queryOn("WITH CONDITIONAL ARRAY", "NULL", "NULL"), want: `[1,2]`},
+		{fn: "JSON_QUERY", doc: `[1, 2]`, path: "$", clauses: queryOn("WITH UNCONDITIONAL ARRAY", "NULL", "NULL"), want: `[[1,2]]`},
+		{fn: "JSON_QUERY", doc: `1`, path: "$", want: "NULL"},
+		{fn: "JSON_QUERY", doc: `1`, path: "$", clauses: queryOn("WITH CONDITIONAL ARRAY", "NULL", "NULL"), want: `[1]`},
+		{fn: "JSON_QUERY", doc: `{}`, path: "lax $.invalid", clauses: queryOn("WITHOUT ARRAY", "EMPTY OBJECT", "NULL"), want: `{}`},
+		{fn: "JSON_QUERY", doc: `{}`, path: "strict $.invalid", clauses: queryOn("WITHOUT ARRAY", "NULL", "EMPTY ARRAY"), want: `[]`},
+	}
+	runJSONCases(t, cases)
+}
+
 // TestJSONPathCompile checks which paths compile, as Jayway's PathCompiler
 // decides, and into which tokens.
 func TestJSONPathCompile(t *testing.T) {
