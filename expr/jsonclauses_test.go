@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -428,4 +429,83 @@ func TestJSONConstructorsOnNull(t *testing.T) {
 			t.Errorf("%s(%v %s) = %s, want %s", c.name, c.args, c.onNull, got, c.want)
 		}
 	}
+}
+
+// BenchmarkJSONValue evaluates JSON_VALUE(doc, '$.user.id' RETURNING
+// BIGINT) over batches of 4096 small documents.
+func BenchmarkJSONValue(b *testing.B) {
+	const n = 4096
+	vals := make([]any, n)
+	for i := range vals {
+		vals[i] = fmt.Sprintf(`{"user": {"id": %d, "name": "u%d"}, "tags": ["a", "b"], "score": %d.5}`, i, i, i)
+	}
+	schema := types.Schema{{Name: "doc", Type: types.String}}
+	batch := batchOf(schema, column(types.String, vals))
+	defer batch.Release()
+	e, err := ResolveCall("JSON_VALUE", append([]*Expr{Column(0, types.String), str("$.user.id")},
+		valueOn(types.BigInt, "NULL", nil, "NULL", nil)...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev, err := Compile(e, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		out, err := ev.Eval(batch)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out.Release()
+	}
+	b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds(), "rows/s")
+}
+
+// FuzzParseJSON checks the document reader against encoding/json: a
+// valid document reads unless it breaks one of Jackson's limits (nesting,
+// number length, an exponent beyond Java's int, which BigDecimal refuses),
+// and what it reads writes back as valid JSON.
+func FuzzParseJSON(f *testing.F) {
+	for _, s := range []string{`{"a": [1, 2.5e3, "x\u00e9\n"], "b": null}`, `[true, false]`, `"\ud83d\ude00"`, `-0.0`, `{"a":1} x`, `1x`, `[01]`} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		n, err := parseJSON(s)
+		valid := json.Valid([]byte(s))
+		if valid && err != nil && !strings.Contains(err.Error(), "exceeds the maximum") && !strings.Contains(err.Error(), "malformed numeric value") {
+			t.Fatalf("parseJSON(%q): %v, but it is valid JSON", s, err)
+		}
+		if err == nil && !valid {
+			// Only what follows the first value may make it invalid.
+			var b []byte
+			b = n.appendJSON(b)
+			if !json.Valid(b) {
+				t.Fatalf("parseJSON(%q) wrote invalid JSON %q", s, b)
+			}
+		}
+	})
+}
+
+// FuzzJSONPath compiles any path and applies it in both modes: it must
+// not panic, and an evaluation error is only ever a result.
+func FuzzJSONPath(f *testing.F) {
+	for _, s := range []string{"$", "lax $.a[0]", "$['a','b'].c", "$.*[1:3]", "$[-1:]", "strict $.a[*].b", `$["x\u0041"]`, "$..a", "$.a[?(@.b)]", "a.b", "$[0,-1]"} {
+		f.Add(s)
+	}
+	doc, err := parseJSON(`{"a": [{"b": 1, "c": [1, 2]}, null, 3], "b": {"c": "x"}, "x": null}`)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, spec string) {
+		p := compileJSONPath(spec)
+		if p.unsupported != nil {
+			return
+		}
+		r := jsonEvalPath(&doc, nil, p)
+		if r.err == nil && r.val != nil {
+			r.val.appendJSON(nil)
+			r.val.javaString()
+		}
+	})
 }

@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -9,8 +8,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -39,82 +36,6 @@ type jnode struct {
 	text  string // a number's Java text, a string's value, "true" or "false"
 	elems []jnode
 	keys  []string // object member names, parallel to elems
-}
-
-// parseJSON reads one JSON document as Jackson's ObjectReader does: what
-// follows the first value is not read (FAIL_ON_TRAILING_TOKENS is off),
-// except that a number or a literal at the top must end there.
-func parseJSON(s string) (jnode, error) {
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	n, err := readJSON(d)
-	if err != nil {
-		return jnode{}, err
-	}
-	if off := int(d.InputOffset()); off < len(s) {
-		c := s[off]
-		switch n.kind {
-		case jNumber:
-			if c != ' ' && c != '\t' && c != '\n' && c != '\r' {
-				return jnode{}, fmt.Errorf("expected space separating root-level values, got %q", c)
-			}
-		case jBool, jNull:
-			if r, _ := utf8.DecodeRuneInString(s[off:]); r == '_' || r == '$' || unicode.IsLetter(r) || unicode.IsDigit(r) {
-				return jnode{}, fmt.Errorf("unrecognized token at offset %d", off)
-			}
-		}
-	}
-	return n, nil
-}
-
-func readJSON(d *json.Decoder) (jnode, error) {
-	t, err := d.Token()
-	if err != nil {
-		return jnode{}, err
-	}
-	switch v := t.(type) {
-	case nil:
-		return jnode{kind: jNull}, nil
-	case bool:
-		return jnode{kind: jBool, text: strconv.FormatBool(v)}, nil
-	case json.Number:
-		text, float, err := javaNumber(v.String())
-		if err != nil {
-			return jnode{}, err
-		}
-		return jnode{kind: jNumber, text: text, float: float}, nil
-	case string:
-		return jnode{kind: jString, text: v}, nil
-	case json.Delim:
-		n := jnode{kind: jArray}
-		if v == '{' {
-			n.kind = jObject
-		}
-		for d.More() {
-			var k string
-			if n.kind == jObject {
-				t, err := d.Token()
-				if err != nil {
-					return jnode{}, err
-				}
-				k = t.(string)
-			}
-			e, err := readJSON(d)
-			if err != nil {
-				return jnode{}, err
-			}
-			if n.kind == jObject {
-				n.set(k, e)
-			} else {
-				n.elems = append(n.elems, e)
-			}
-		}
-		if _, err := d.Token(); err != nil {
-			return jnode{}, err
-		}
-		return n, nil
-	}
-	return jnode{}, fmt.Errorf("unexpected JSON token %v", t)
 }
 
 func (n jnode) scalar() bool { return n.kind != jArray && n.kind != jObject }
@@ -475,7 +396,7 @@ func jsonConvert(v *jnode, t types.DataType, out *vec, i int, lim *strLimit) (bo
 		out.str[i] = s
 		return ok, err
 	}
-	cannot := fmt.Errorf("Cannot cast %s to %s", v.javaClass(), jsonTypeRoot(t))
+	cannot := jsonCannotCast{v, t}
 	text := v.text
 	switch {
 	case v.kind == jBool && t.Kind == types.KindBoolean:
@@ -501,6 +422,16 @@ func jsonConvert(v *jnode, t types.DataType, out *vec, i int, lim *strLimit) (bo
 			return false, cannot
 		}
 		text = s
+	}
+	if v.kind == jNumber && !v.float && t.IsInteger() {
+		// NB: the common case, without big numbers.
+		if x, err := strconv.ParseInt(text, 10, 64); err == nil {
+			if lo, hi := intRange(t.Kind); x < lo || x > hi {
+				return false, cannot
+			}
+			out.i64[i] = x
+			return true, nil
+		}
 	}
 	u, scale, ok := parseBigDecimal(text)
 	if !ok {
@@ -550,6 +481,17 @@ func jsonConvert(v *jnode, t types.DataType, out *vec, i int, lim *strLimit) (bo
 	}
 	out.i64[i] = whole.Int64()
 	return true, nil
+}
+
+// jsonCannotCast is the error of a JSON scalar that does not convert, its
+// message built only when shown.
+type jsonCannotCast struct {
+	v *jnode
+	t types.DataType
+}
+
+func (e jsonCannotCast) Error() string {
+	return fmt.Sprintf("Cannot cast %s to %s", e.v.javaClass(), jsonTypeRoot(e.t))
 }
 
 func intRange(k types.Kind) (int64, int64) {

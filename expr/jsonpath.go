@@ -53,6 +53,8 @@ type jsonPath struct {
 	err error
 	// unsupported is set when the path uses what Braid does not run.
 	unsupported error
+	// def[i]: token i is definite; upDef[i]: tokens 0..i-1 are.
+	def, upDef []bool
 }
 
 var (
@@ -118,6 +120,7 @@ func compileJSONPath(spec string) *jsonPath {
 	if jp.err == nil && c.unsupported != "" {
 		jp.unsupported = fmt.Errorf("JSON path '%s' uses %s, and that is not supported yet", spec, c.unsupported)
 	}
+	jp.settle()
 	if jp.err == errJSONInvalidPath {
 		jp.err = fmt.Errorf("Illegal jsonpath spec ''%s'', format of the spec should be: ''<lax|strict> $'{'expr'}'''", spec)
 	}
@@ -495,28 +498,29 @@ func (c *jpCompiler) wildcard() bool {
 }
 
 // definite reports whether token i selects at most one value.
-func (jp *jsonPath) definite(i int) bool {
-	t := jp.tokens[i]
-	switch t.kind {
-	case jpProperty:
-		return len(t.props) == 1 || i == len(jp.tokens)-1
-	case jpIndex:
-		return len(t.indexes) == 1
-	}
-	return false
-}
+func (jp *jsonPath) definite(i int) bool { return jp.def[i] }
 
 // upstreamDefinite reports whether every token before i is definite.
-func (jp *jsonPath) upstreamDefinite(i int) bool {
-	for j := 0; j < i; j++ {
-		if !jp.definite(j) {
-			return false
-		}
-	}
-	return true
-}
+func (jp *jsonPath) upstreamDefinite(i int) bool { return jp.upDef[i] }
 
-func (jp *jsonPath) isDefinite() bool { return jp.upstreamDefinite(len(jp.tokens)) }
+func (jp *jsonPath) isDefinite() bool { return jp.upDef[len(jp.tokens)] }
+
+// settle computes which tokens are definite, as PathToken.isTokenDefinite
+// and isUpstreamDefinite do.
+func (jp *jsonPath) settle() {
+	jp.def = make([]bool, len(jp.tokens))
+	jp.upDef = make([]bool, len(jp.tokens)+1)
+	jp.upDef[0] = true
+	for i, t := range jp.tokens {
+		switch t.kind {
+		case jpProperty:
+			jp.def[i] = len(t.props) == 1 || i == len(jp.tokens)-1
+		case jpIndex:
+			jp.def[i] = len(t.indexes) == 1
+		}
+		jp.upDef[i+1] = jp.upDef[i] && jp.def[i]
+	}
+}
 
 func (t jpToken) fragment() string {
 	switch t.kind {
@@ -856,21 +860,6 @@ func (n *jnode) appendJava(b *strings.Builder) {
 	default:
 		b.WriteString(n.text)
 	}
-}
-
-// javaNumber is the text of a JSON number once Jackson read it, as Flink
-// configures Jackson: an integer as Integer, Long or BigInteger, a number
-// with a fraction or an exponent as BigDecimal (USE_BIG_DECIMAL_FOR_FLOATS),
-// each written as Java writes it ("-0" is 0, 1e2 is 1E+2, 1.50 stays).
-func javaNumber(text string) (string, bool, error) {
-	if !strings.ContainsAny(text, ".eE") {
-		if text == "-0" {
-			return "0", false, nil
-		}
-		return text, false, nil
-	}
-	s, err := bigDecimalString(text)
-	return s, true, err
 }
 
 // parseBigDecimal reads text as Java's new BigDecimal(String): its
