@@ -190,8 +190,9 @@ func behaviorArg(fn string, a *Expr, valid map[string]bool) error {
 	return nil
 }
 
-// resolveJSONExists types JSON_EXISTS(doc, path[, onError]): BOOLEAN,
-// NULL when doc or path is, or on an error with UNKNOWN ON ERROR.
+// resolveJSONExists types JSON_EXISTS(doc, path[, onError]): BOOLEAN, NULL
+// when doc or path is, or on an error with UNKNOWN ON ERROR; nullable
+// always, as Calcite's FORCE_NULLABLE makes it.
 func resolveJSONExists(name string, args []*Expr) (*Expr, error) {
 	if err := argCount(name, args, 2, 3); err != nil {
 		return nil, err
@@ -208,10 +209,8 @@ func resolveJSONExists(name string, args []*Expr) (*Expr, error) {
 			return nil, err
 		}
 		e.Args = append(e.Args, args[2])
-		if strArg(args[2]) == "UNKNOWN" {
-			e.Type = e.Type.WithNullable(true)
-		}
 	}
+	e.Type = e.Type.WithNullable(true)
 	return e, nil
 }
 
