@@ -3,8 +3,10 @@ package expr
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/braidflow/braid/types"
 )
@@ -508,4 +510,54 @@ func FuzzJSONPath(f *testing.F) {
 			r.val.javaString()
 		}
 	})
+}
+
+// TestJSONConstructorValues checks how JSON_STRING, JSON_ARRAY and
+// JSON_OBJECT write each type, as Flink's mapper writes the node it makes
+// of it.
+func TestJSONConstructorValues(t *testing.T) {
+	ts := time.Date(2024, 1, 2, 3, 4, 5, 120_000_000, time.UTC).UnixNano()
+	cases := []struct {
+		arg  *Expr
+		want string
+	}{
+		{i32(-7), "-7"},
+		{lit(1e20, types.Double), "1.0E+20"},
+		{lit(1e-5, types.Double), "0.000010"},
+		{lit(100.0, types.Double), "100.0"},
+		{lit(-0.0, types.Double), "0.0"},
+		{lit(float64(float32(1.1)), types.Float), "1.100000023841858"},
+		{dec("0.0000001"), "1E-7"},
+		{dec("1.50"), "1.50"},
+		{lit(true, types.Boolean), "true"},
+		{str("a\"b"), `"a\"b"`},
+		{lit(ts, types.Timestamp(3)), `"2024-01-02T03:04:05.12"`},
+		{lit(time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC).UnixNano(), types.Timestamp(0)), `"2024-01-02T03:04:05"`},
+		{lit(ts, types.TimestampLTZ(3)), `"2024-01-02T03:04:05.12Z"`},
+		{lit([]byte("hi"), types.Bytes), `"aGk="`},
+	}
+	for _, c := range cases {
+		if got := evalConst(t, mustResolve(t, "JSON_STRING", c.arg), utcEnv); got != c.want {
+			t.Errorf("JSON_STRING(%v) = %s, want %s", c.arg, got, c.want)
+		}
+		arr := mustResolve(t, "JSON_ARRAY", c.arg)
+		if got := evalConst(t, arr, utcEnv); got != "["+c.want+"]" {
+			t.Errorf("JSON_ARRAY(%v) = %s, want [%s]", c.arg, got, c.want)
+		}
+	}
+	if _, err := ResolveCall("JSON_OBJECT", []*Expr{str("d"), lit(int64(0), types.Date)}); err == nil ||
+		!strings.Contains(err.Error(), "Type 'DATE NOT NULL' is not scalar or cannot be converted into JSON.") {
+		t.Errorf("JSON_OBJECT with a DATE: %v", err)
+	}
+	e := mustResolve(t, "JSON_ARRAY", col(0, types.Double))
+	schema := types.Schema{{Name: "d", Type: types.Double}}
+	b := batchOf(schema, column(types.Double, []any{math.NaN()}))
+	defer b.Release()
+	ev, err := Compile(e, utcEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ev.Eval(b); err == nil || !strings.Contains(err.Error(), "expr: JSON_ARRAY: Character N is neither a decimal digit number") {
+		t.Errorf("JSON_ARRAY(NaN): %v", err)
+	}
 }

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"math"
@@ -8,6 +9,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -632,54 +634,97 @@ func isJSONKernel(e *Expr, _ []types.DataType) (kernel, error) {
 	}, nil
 }
 
-// jsonArg prepares a value for JSON_STRING, JSON_ARRAY and JSON_OBJECT:
-// strings, numbers and booleans are written as JSON strings, numbers and
-// booleans; every other type as the JSON string of its CAST to STRING.
-func jsonArg(a *Expr) *Expr {
+// jsonArg prepares a value for JSON_STRING, JSON_ARRAY and JSON_OBJECT,
+// which take the types Flink's JsonGenerateUtils.createNodeTerm makes a
+// JSON node of: strings, booleans, numbers, timestamps and binaries.
+func jsonArg(name string, a *Expr) (*Expr, error) {
 	t := a.Type
 	switch {
 	case t.Kind == types.KindNull:
-		return fillNull(a, types.String)
-	case t.IsString(), t.Kind == types.KindBoolean:
-		return a
+		return fillNull(a, types.String), nil
+	case t.IsString(), t.Kind == types.KindBoolean, t.IsNumeric(),
+		t.Kind == types.KindTimestamp, t.Kind == types.KindTimestampLTZ,
+		t.Kind == types.KindBinary, t.Kind == types.KindVarBinary:
+		return a, nil
 	}
-	return Cast(a, types.String.WithNullable(t.Nullable()))
+	return nil, userErrorf("function %s: Type '%v' is not scalar or cannot be converted into JSON.", name, t)
 }
 
 // jsonRaw reports whether the typed argument a goes into JSON as it is:
-// a number (cast to its SQL text) or the result of another JSON
-// constructor, which Flink inserts as JSON rather than as a string.
+// the result of another JSON constructor, which Flink inserts as JSON
+// rather than as a string.
 func jsonRaw(a *Expr) bool {
-	if a.Op == OpCall && (a.Func == "JSON_OBJECT" || a.Func == "JSON_ARRAY") {
-		return true
-	}
-	return a.Op == OpCall && a.Func == "CAST" && len(a.Args) == 1 && a.Args[0].Type.IsNumeric()
+	return a.Op == OpCall && (a.Func == "JSON_OBJECT" || a.Func == "JSON_ARRAY")
 }
 
-// appendJSONArg writes the value of argument v at row i.
-func appendJSONArg(b []byte, raw bool, v *vec, i int) []byte {
+// appendJSONArg writes the value of argument v, of type t, at row i as
+// Flink writes the JSON node it makes of it: through its mapper, which
+// reads a floating-point or DECIMAL node back as a BigDecimal
+// (USE_BIG_DECIMAL_FOR_FLOATS), so that a DOUBLE is written as
+// BigDecimal.valueOf(d) (1.0E+20, 0.000010 for 1.0E-5) and a FLOAT as the
+// double it widens to. A timestamp is ISO_LOCAL_DATE_TIME text (with Z for
+// a TIMESTAMP_LTZ, in UTC), a binary its base64.
+func appendJSONArg(b []byte, t types.DataType, raw bool, v *vec, i int) ([]byte, error) {
 	switch {
-	case v.b != nil:
-		return strconv.AppendBool(b, v.b[i])
 	case raw:
-		return append(b, v.str[i]...)
+		return append(b, v.str[i]...), nil
+	case t.Kind == types.KindBoolean:
+		return strconv.AppendBool(b, v.b[i]), nil
+	case t.IsString():
+		return appendJSONQuoted(b, v.str[i]), nil
+	case t.IsInteger():
+		return strconv.AppendInt(b, v.i64[i], 10), nil
+	case t.Kind == types.KindFloat, t.Kind == types.KindDouble:
+		f := v.f64[i]
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			s := types.FormatJavaDouble(f)
+			return nil, fmt.Errorf("Character %c is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", strings.TrimPrefix(s, "-")[0])
+		}
+		s, err := bigDecimalString(types.FormatJavaDouble(f))
+		return append(b, s...), err
+	case t.Kind == types.KindDecimal:
+		return append(b, bigDecimalText(v.dec[i].BigInt(), int64(t.Scale))...), nil
+	case t.Kind == types.KindTimestamp, t.Kind == types.KindTimestampLTZ:
+		tm := time.Unix(0, v.i64[i]).UTC()
+		b = append(b, '"')
+		b = tm.AppendFormat(b, "2006-01-02T15:04:05")
+		if ns := tm.Nanosecond(); ns != 0 {
+			frac := strings.TrimRight(fmt.Sprintf("%09d", ns), "0")
+			b = append(append(b, '.'), frac...)
+		}
+		if t.Kind == types.KindTimestampLTZ {
+			b = append(b, 'Z')
+		}
+		return append(b, '"'), nil
+	case t.Kind == types.KindBinary, t.Kind == types.KindVarBinary:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v.bin[i])
+		return append(b, '"'), nil
 	}
-	return appendJSONQuoted(b, v.str[i])
+	return nil, fmt.Errorf("type %v cannot be written as JSON", t)
 }
 
 func resolveJSONString(name string, args []*Expr) (*Expr, error) {
 	if err := argCount(name, args, 1, 1); err != nil {
 		return nil, err
 	}
-	a := jsonArg(args[0])
+	a, err := jsonArg(name, args[0])
+	if err != nil {
+		return nil, err
+	}
 	return call(name, types.String.WithNullable(a.Type.Nullable()), a), nil
 }
 
 func jsonStringKernel(e *Expr, _ []types.DataType) (kernel, error) {
 	raw := jsonRaw(e.Args[0])
+	t := e.Args[0].Type
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		return strictRows(ec, clsStr, args, func(i int, out *vec) (bool, error) {
-			out.str[i] = string(appendJSONArg(nil, raw, args[0], i))
+			b, err := appendJSONArg(nil, t, raw, args[0], i)
+			if err != nil {
+				return false, jsonFail("JSON_STRING", err)
+			}
+			out.str[i] = string(b)
 			return true, nil
 		})
 	}, nil
@@ -708,7 +753,11 @@ func ResolveJSONConstructor(name, onNull string, args []*Expr) (*Expr, error) {
 	out := []*Expr{StringLiteral(onNull)}
 	if name == "JSON_ARRAY" {
 		for _, a := range args {
-			out = append(out, jsonArg(a))
+			v, err := jsonArg(name, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
 		}
 		return call(name, types.String.WithNullable(false), out...), nil
 	}
@@ -719,7 +768,11 @@ func ResolveJSONConstructor(name, onNull string, args []*Expr) (*Expr, error) {
 		if !stringish(args[i].Type) {
 			return nil, userErrorf("function %s expects string keys, got %v", name, args[i].Type)
 		}
-		out = append(out, fillNull(args[i], types.String), jsonArg(args[i+1]))
+		v, err := jsonArg(name, args[i+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fillNull(args[i], types.String), v)
 	}
 	return call(name, types.String.WithNullable(false), out...), nil
 }
@@ -732,13 +785,15 @@ func jsonBuildKernel(e *Expr, _ []types.DataType) (kernel, error) {
 	object := e.Func == "JSON_OBJECT"
 	absent := strArg(e.Args[0]) == "ABSENT ON NULL"
 	raw := make([]bool, len(e.Args))
+	argTypes := make([]types.DataType, len(e.Args))
 	for i, a := range e.Args {
-		raw[i] = jsonRaw(a)
+		raw[i], argTypes[i] = jsonRaw(a), a.Type
 	}
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		lim := newStrLimit(ec, e.Func, false)
 		out := &vec{n: ec.n, str: make([]string, ec.n)}
 		var buf []byte
+		var err error
 		var members []int // the key argument of each member, in key order
 		for i := range out.str {
 			buf = buf[:0]
@@ -756,8 +811,8 @@ func jsonBuildKernel(e *Expr, _ []types.DataType) (kernel, error) {
 					first = false
 					if v.isNull(i) {
 						buf = append(buf, "null"...)
-					} else {
-						buf = appendJSONArg(buf, raw[j], v, i)
+					} else if buf, err = appendJSONArg(buf, argTypes[j], raw[j], v, i); err != nil {
+						return nil, jsonFail(e.Func, err)
 					}
 				}
 				buf = append(buf, ']')
@@ -797,8 +852,8 @@ func jsonBuildKernel(e *Expr, _ []types.DataType) (kernel, error) {
 					buf = append(buf, ':')
 					if v := args[j+1]; v.isNull(i) {
 						buf = append(buf, "null"...)
-					} else {
-						buf = appendJSONArg(buf, raw[j+1], v, i)
+					} else if buf, err = appendJSONArg(buf, argTypes[j+1], raw[j+1], v, i); err != nil {
+						return nil, jsonFail(e.Func, err)
 					}
 				}
 				buf = append(buf, '}')

@@ -905,6 +905,11 @@ func bigDecimalString(text string) (string, error) {
 	if !ok || scale > 1<<31-1 || scale < -(1<<31) {
 		return "", fmt.Errorf("malformed numeric value '%s'", text)
 	}
+	return bigDecimalText(u, scale), nil
+}
+
+// bigDecimalText is BigDecimal.toString of unscaled value u and scale.
+func bigDecimalText(u *big.Int, scale int64) string {
 	coeff := new(big.Int).Abs(u).String()
 	sign := ""
 	if u.Sign() < 0 {
@@ -914,11 +919,11 @@ func bigDecimalString(text string) (string, error) {
 	if scale >= 0 && adjusted >= -6 {
 		switch {
 		case scale == 0:
-			return sign + coeff, nil
+			return sign + coeff
 		case int64(len(coeff)) > scale:
-			return sign + coeff[:int64(len(coeff))-scale] + "." + coeff[int64(len(coeff))-scale:], nil
+			return sign + coeff[:int64(len(coeff))-scale] + "." + coeff[int64(len(coeff))-scale:]
 		}
-		return sign + "0." + strings.Repeat("0", int(scale-int64(len(coeff)))) + coeff, nil
+		return sign + "0." + strings.Repeat("0", int(scale-int64(len(coeff)))) + coeff
 	}
 	out := sign + coeff[:1]
 	if len(coeff) > 1 {
@@ -928,7 +933,7 @@ func bigDecimalString(text string) (string, error) {
 	if adjusted >= 0 {
 		out += "+"
 	}
-	return out + strconv.FormatInt(adjusted, 10), nil
+	return out + strconv.FormatInt(adjusted, 10)
 }
 
 // javaLess orders strings as Java's String.compareTo does, by UTF-16
