@@ -1,19 +1,25 @@
 package expr
 
 import (
-	"encoding/json"
+	"encoding/base64"
 	"errors"
 	"fmt"
-	"io"
+	"math"
+	"math/big"
+	"sort"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/braidflow/braid/types"
 )
 
-// The SQL/JSON functions. A document is parsed into jnode values that keep
-// the order of object members and the text of numbers, so that JSON_QUERY
-// returns members in document order and numbers as written.
+// The SQL/JSON functions. A document is parsed into jnode values as
+// Flink's Jackson reads it: object members in document order (a repeated
+// key keeps its first place and takes the last value), numbers as Java
+// writes the Integer, Long, BigInteger or BigDecimal they become.
 
 type jkind uint8
 
@@ -28,71 +34,16 @@ const (
 
 type jnode struct {
 	kind  jkind
-	text  string // a number's text, a string's value, "true" or "false"
+	float bool   // a number with a fraction or exponent (a BigDecimal)
+	text  string // a number's Java text, a string's value, "true" or "false"
 	elems []jnode
 	keys  []string // object member names, parallel to elems
 }
 
-var errJSONTrailing = errors.New("data after the JSON value")
-
-// parseJSON reads one JSON document.
-func parseJSON(s string) (jnode, error) {
-	d := json.NewDecoder(strings.NewReader(s))
-	d.UseNumber()
-	n, err := readJSON(d)
-	if err != nil {
-		return jnode{}, err
-	}
-	if _, err := d.Token(); err != io.EOF {
-		return jnode{}, errJSONTrailing
-	}
-	return n, nil
-}
-
-func readJSON(d *json.Decoder) (jnode, error) {
-	t, err := d.Token()
-	if err != nil {
-		return jnode{}, err
-	}
-	switch v := t.(type) {
-	case nil:
-		return jnode{kind: jNull}, nil
-	case bool:
-		return jnode{kind: jBool, text: strconv.FormatBool(v)}, nil
-	case json.Number:
-		return jnode{kind: jNumber, text: v.String()}, nil
-	case string:
-		return jnode{kind: jString, text: v}, nil
-	case json.Delim:
-		n := jnode{kind: jArray}
-		if v == '{' {
-			n.kind = jObject
-		}
-		for d.More() {
-			if n.kind == jObject {
-				k, err := d.Token()
-				if err != nil {
-					return jnode{}, err
-				}
-				n.keys = append(n.keys, k.(string))
-			}
-			e, err := readJSON(d)
-			if err != nil {
-				return jnode{}, err
-			}
-			n.elems = append(n.elems, e)
-		}
-		if _, err := d.Token(); err != nil {
-			return jnode{}, err
-		}
-		return n, nil
-	}
-	return jnode{}, fmt.Errorf("unexpected JSON token %v", t)
-}
-
 func (n jnode) scalar() bool { return n.kind != jArray && n.kind != jObject }
 
-// appendJSON writes n compactly, as Jackson writes a tree.
+// appendJSON writes n compactly, as Flink's Jackson mapper writes the
+// Java value: object members sorted by key (ORDER_MAP_ENTRIES_BY_KEYS).
 func (n jnode) appendJSON(b []byte) []byte {
 	switch n.kind {
 	case jNull:
@@ -111,14 +62,19 @@ func (n jnode) appendJSON(b []byte) []byte {
 		}
 		return append(b, ']')
 	}
+	order := make([]int, len(n.keys))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(x, y int) bool { return javaLess(n.keys[order[x]], n.keys[order[y]]) })
 	b = append(b, '{')
-	for i, e := range n.elems {
-		if i > 0 {
+	for j, i := range order {
+		if j > 0 {
 			b = append(b, ',')
 		}
 		b = appendJSONQuoted(b, n.keys[i])
 		b = append(b, ':')
-		b = e.appendJSON(b)
+		b = n.elems[i].appendJSON(b)
 	}
 	return append(b, '}')
 }
@@ -151,211 +107,485 @@ func appendJSONQuoted(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// A jsonPath is a parsed SQL/JSON path: [lax|strict] $ followed by member
-// (.name, .*, ['name']) and element ([n], [*]) steps.
-type jsonPath struct {
-	strict bool
-	steps  []jstep
-}
+// jsonPaths compiles each distinct path of one kernel once.
+type jsonPaths map[string]*jsonPath
 
-type jstep struct {
-	member bool   // .name or .*
-	name   string // member name
-	index  int    // element index
-	all    bool   // .* or [*]
-}
-
-var errPathMode = errors.New("strict mode: structural error")
-
-func parseJSONPath(p string) (jsonPath, error) {
-	var jp jsonPath
-	s := strings.TrimSpace(p)
-	switch {
-	case strings.HasPrefix(s, "strict "):
-		jp.strict, s = true, strings.TrimSpace(s[len("strict "):])
-	case strings.HasPrefix(s, "lax "):
-		s = strings.TrimSpace(s[len("lax "):])
-	}
-	if !strings.HasPrefix(s, "$") {
-		return jp, fmt.Errorf("JSON path %q must start with $", p)
-	}
-	s = s[1:]
-	for s != "" {
-		switch {
-		case strings.HasPrefix(s, ".*"):
-			jp.steps, s = append(jp.steps, jstep{member: true, all: true}), s[2:]
-		case strings.HasPrefix(s, ".") && len(s) > 1 && s[1] != '[':
-			j := 1
-			for j < len(s) && s[j] != '.' && s[j] != '[' {
-				j++
-			}
-			jp.steps, s = append(jp.steps, jstep{member: true, name: s[1:j]}), s[j:]
-		case strings.HasPrefix(s, ".["), strings.HasPrefix(s, "["):
-			s = strings.TrimPrefix(s, ".")
-			end := strings.IndexByte(s, ']')
-			if end < 0 {
-				return jp, fmt.Errorf("JSON path %q has an unclosed [", p)
-			}
-			in := strings.TrimSpace(s[1:end])
-			switch {
-			case in == "*":
-				jp.steps = append(jp.steps, jstep{all: true})
-			case len(in) >= 2 && (in[0] == '\'' || in[0] == '"') && in[len(in)-1] == in[0]:
-				jp.steps = append(jp.steps, jstep{member: true, name: in[1 : len(in)-1]})
-			default:
-				n, err := strconv.Atoi(in)
-				if err != nil || n < 0 {
-					return jp, fmt.Errorf("JSON path %q has a bad subscript [%s]", p, in)
-				}
-				jp.steps = append(jp.steps, jstep{index: n})
-			}
-			s = s[end+1:]
-		default:
-			return jp, fmt.Errorf("JSON path %q is not valid at %q", p, s)
-		}
-	}
-	return jp, nil
-}
-
-// eval applies the path to a document and returns the items it selects.
-// In lax mode a missing member or index selects nothing, a member step
-// looks into the objects of an array, and an element step treats a
-// non-array as an array of one; strict mode fails on each of these.
-func (jp jsonPath) eval(doc jnode) ([]jnode, error) {
-	items := []jnode{doc}
-	for _, st := range jp.steps {
-		var next []jnode
-		for _, it := range items {
-			got, err := jp.step(st, it)
-			if err != nil {
-				return nil, err
-			}
-			next = append(next, got...)
-		}
-		items = next
-	}
-	return items, nil
-}
-
-func (jp jsonPath) step(st jstep, it jnode) ([]jnode, error) {
-	if st.member {
-		switch {
-		case it.kind == jObject && st.all:
-			return it.elems, nil
-		case it.kind == jObject:
-			for i, k := range it.keys {
-				if k == st.name {
-					return []jnode{it.elems[i]}, nil
-				}
-			}
-		case it.kind == jArray && !jp.strict:
-			var out []jnode
-			for _, e := range it.elems {
-				got, err := jp.step(st, e)
-				if err != nil {
-					return nil, err
-				}
-				out = append(out, got...)
-			}
-			return out, nil
-		}
-		if jp.strict {
-			return nil, errPathMode
-		}
-		return nil, nil
-	}
-	elems := it.elems
-	if it.kind != jArray {
-		if jp.strict {
-			return nil, errPathMode
-		}
-		elems = []jnode{it}
-	}
-	if st.all {
-		return elems, nil
-	}
-	if st.index < len(elems) {
-		return []jnode{elems[st.index]}, nil
-	}
-	if jp.strict {
-		return nil, errPathMode
-	}
-	return nil, nil
-}
-
-// pathCache parses each distinct path of one evaluator once.
-type pathCache map[string]*pathOrErr
-
-type pathOrErr struct {
-	p   jsonPath
-	err error
-}
-
-func (c *pathCache) get(s string) (jsonPath, error) {
+func (c *jsonPaths) get(s string) *jsonPath {
 	if *c == nil {
-		*c = pathCache{}
+		*c = jsonPaths{}
 	}
-	if e, ok := (*c)[s]; ok {
-		return e.p, e.err
+	p, ok := (*c)[s]
+	if !ok {
+		if len(*c) > 1024 {
+			clear(*c)
+		}
+		p = compileJSONPath(s)
+		(*c)[s] = p
 	}
-	p, err := parseJSONPath(s)
-	(*c)[s] = &pathOrErr{p, err}
-	return p, err
+	return p
 }
 
-// jsonSelect parses doc and applies path to it.
-func jsonSelect(paths *pathCache, doc, path string) ([]jnode, error) {
-	p, err := paths.get(path)
-	if err != nil {
-		return nil, err
+// jsonFail is a failure of a SQL/JSON function that fails the job (ERROR
+// ON EMPTY, ERROR ON ERROR), named as Braid's other runtime errors are.
+func jsonFail(fn string, err error) error {
+	return fmt.Errorf("expr: %s: %s", fn, err.Error())
+}
+
+// jsonApply parses row i's document and applies its path. A path Braid
+// does not run fails the row.
+func jsonApply(fn string, paths *jsonPaths, doc, path string) (jsonPathResult, error) {
+	p := paths.get(path)
+	if p.unsupported != nil {
+		return jsonPathResult{}, jsonFail(fn, p.unsupported)
 	}
 	d, err := parseJSON(doc)
 	if err != nil {
-		return nil, err
+		err = fmt.Errorf("invalid JSON document: %v", err)
 	}
-	return p.eval(d)
+	return jsonEvalPath(&d, err, p), nil
 }
 
-// jsonExistsKernel is JSON_EXISTS(doc, path): whether the path selects
-// something; FALSE on an error (invalid JSON, a strict-mode miss), Flink's
-// default FALSE ON ERROR.
-func jsonExistsKernel(*Expr, []types.DataType) (kernel, error) {
-	var paths pathCache
+// jsonCheckPath refuses, at planning, a literal path that uses what Braid
+// does not run.
+func jsonCheckPath(fn string, path *Expr) error {
+	if err := CheckJSONPath(path); err != nil {
+		return userErrorf("%s: %s", fn, err.Error())
+	}
+	return nil
+}
+
+// CheckJSONPath returns the error that refuses the path of a SQL/JSON
+// function when it is a literal using what Braid does not run (a deep
+// scan, a filter, a function), and nil otherwise.
+func CheckJSONPath(path *Expr) error {
+	if path.Op != OpLiteral || path.Value == nil {
+		return nil
+	}
+	if p := compileJSONPath(strArg(path)); p.unsupported != nil {
+		return userErrorf("%s", p.unsupported.Error())
+	}
+	return nil
+}
+
+// jsonBehavior reads the literal behaviour argument i of e, def when the
+// call has fewer arguments.
+func jsonBehavior(e *Expr, i int, def string) string {
+	if i >= len(e.Args) {
+		return def
+	}
+	return strArg(e.Args[i])
+}
+
+// The behaviours of the ON EMPTY and ON ERROR clauses, as the typed calls
+// carry them.
+var (
+	jsonExistsBehaviors = map[string]bool{"FALSE": true, "TRUE": true, "UNKNOWN": true, "ERROR": true}
+	jsonValueBehaviors  = map[string]bool{"NULL": true, "ERROR": true, "DEFAULT": true}
+	jsonQueryBehaviors  = map[string]bool{"NULL": true, "ERROR": true, "EMPTY ARRAY": true, "EMPTY OBJECT": true}
+	jsonWrappers        = map[string]bool{"WITHOUT ARRAY": true, "WITH CONDITIONAL ARRAY": true, "WITH UNCONDITIONAL ARRAY": true}
+)
+
+func behaviorArg(fn string, a *Expr, valid map[string]bool) error {
+	if a.Op != OpLiteral || !a.Type.IsString() || !valid[strArg(a)] {
+		return userErrorf("function %s: bad clause argument %v", fn, a)
+	}
+	return nil
+}
+
+// resolveJSONExists types JSON_EXISTS(doc, path[, onError]): BOOLEAN, NULL
+// when doc or path is, or on an error with UNKNOWN ON ERROR; nullable
+// always, as Calcite's FORCE_NULLABLE makes it.
+func resolveJSONExists(name string, args []*Expr) (*Expr, error) {
+	if err := argCount(name, args, 2, 3); err != nil {
+		return nil, err
+	}
+	e, err := sig(types.Boolean, argStr, argStr).resolve(name, args[:2])
+	if err != nil {
+		return nil, err
+	}
+	if err := jsonCheckPath(name, e.Args[1]); err != nil {
+		return nil, err
+	}
+	if len(args) == 3 {
+		if err := behaviorArg(name, args[2], jsonExistsBehaviors); err != nil {
+			return nil, err
+		}
+		e.Args = append(e.Args, args[2])
+	}
+	e.Type = e.Type.WithNullable(true)
+	return e, nil
+}
+
+// jsonExistsKernel is JSON_EXISTS: TRUE when the path selects a value that
+// is not null (an indefinite path's list, even empty, is a value); on an
+// error its ON ERROR behaviour, FALSE by default.
+func jsonExistsKernel(e *Expr, _ []types.DataType) (kernel, error) {
+	var paths jsonPaths
+	onError := jsonBehavior(e, 2, "FALSE")
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
-		return strictRows(ec, clsBool, args, func(i int, out *vec) (bool, error) {
-			items, err := jsonSelect(&paths, args[0].str[i], args[1].str[i])
-			out.b[i] = err == nil && len(items) > 0
+		return strictRows(ec, clsBool, args[:2], func(i int, out *vec) (bool, error) {
+			r, err := jsonApply("JSON_EXISTS", &paths, args[0].str[i], args[1].str[i])
+			if err != nil {
+				return false, err
+			}
+			if r.err == nil {
+				out.b[i] = r.val != nil
+				return true, nil
+			}
+			switch onError {
+			case "TRUE":
+				out.b[i] = true
+			case "UNKNOWN":
+				return false, nil
+			case "ERROR":
+				return false, jsonFail("JSON_EXISTS", r.err)
+			}
 			return true, nil
 		})
 	}, nil
 }
 
-// jsonValueKernel is JSON_VALUE(doc, path): the one scalar the path
-// selects, as a string; NULL when it selects nothing or JSON null (NULL ON
-// EMPTY), and NULL on an error: invalid JSON, several items, an array or
-// object (NULL ON ERROR).
-func jsonValueKernel(*Expr, []types.DataType) (kernel, error) {
-	var paths pathCache
-	return strKernel("JSON_VALUE", func(_ *evalCtx, _ *strLimit, args []*vec, i int) (string, bool, error) {
-		items, err := jsonSelect(&paths, args[0].str[i], args[1].str[i])
-		if err != nil || len(items) != 1 || !items[0].scalar() || items[0].kind == jNull {
-			return "", false, nil
-		}
-		return items[0].text, true, nil
-	})(nil, nil)
+// jsonValueTypes are the result types of JSON_VALUE ... RETURNING.
+func jsonValueType(t types.DataType) bool {
+	switch t.Kind {
+	case types.KindVarChar, types.KindBoolean, types.KindTinyInt, types.KindSmallInt, types.KindInt,
+		types.KindBigInt, types.KindFloat, types.KindDouble, types.KindDecimal:
+		return true
+	}
+	return false
 }
 
-// jsonQueryKernel is JSON_QUERY(doc, path) WITHOUT ARRAY WRAPPER: the one
-// array or object the path selects, as JSON text; NULL when it selects
-// nothing, and NULL on an error (a scalar, several items, invalid JSON).
-func jsonQueryKernel(*Expr, []types.DataType) (kernel, error) {
-	var paths pathCache
-	return strKernel("JSON_QUERY", func(_ *evalCtx, lim *strLimit, args []*vec, i int) (string, bool, error) {
-		items, err := jsonSelect(&paths, args[0].str[i], args[1].str[i])
-		if err != nil || len(items) != 1 || items[0].scalar() {
-			return "", false, nil
+// resolveJSONValue types JSON_VALUE(doc, path[, returning, onEmpty,
+// defaultOnEmpty, onError, defaultOnError]): returning is a NULL literal of
+// the result type (STRING by default); a default is the DEFAULT clause's
+// expression, cast to the result type as Calcite casts it, and a NULL
+// literal for the other behaviours. The result is nullable.
+func resolveJSONValue(name string, args []*Expr) (*Expr, error) {
+	if len(args) != 2 && len(args) != 7 {
+		return nil, userErrorf("function %s expects 2 or 7 arguments, got %d", name, len(args))
+	}
+	base, err := sig(types.String, argStr, argStr).resolve(name, args[:2])
+	if err != nil {
+		return nil, err
+	}
+	if err := jsonCheckPath(name, base.Args[1]); err != nil {
+		return nil, err
+	}
+	if len(args) == 2 {
+		return call(name, types.String.WithNullable(true), base.Args...), nil
+	}
+	t := args[2].Type.WithNullable(true)
+	if !jsonValueType(t) {
+		return nil, userErrorf("JSON_VALUE with RETURNING %v is not supported yet", t)
+	}
+	out := append([]*Expr{}, base.Args...)
+	out = append(out, NullLiteral(t))
+	for _, j := range []int{3, 5} {
+		if err := behaviorArg(name, args[j], jsonValueBehaviors); err != nil {
+			return nil, err
 		}
-		b := items[0].appendJSON(nil)
+		d := NullLiteral(t)
+		if strArg(args[j]) == "DEFAULT" {
+			d = args[j+1]
+			if d.Type.Kind == types.KindNull {
+				d = NullLiteral(t)
+			} else if want := t.WithNullable(d.Type.Nullable()); d.Type != want {
+				if !CanCast(d.Type, t) {
+					return nil, userErrorf("cannot cast %v to %v", d.Type, t)
+				}
+				d = Cast(d, want)
+			}
+		}
+		out = append(out, args[j], d)
+	}
+	return call(name, t, out...), nil
+}
+
+// jsonValueKernel is JSON_VALUE: the scalar the path selects, converted
+// to the result type as SqlJsonUtils.convertJsonScalar does; the ON EMPTY
+// behaviour when it selects nothing, JSON null, or (lax) an array or
+// object; the ON ERROR behaviour on an error, (strict) an array or object,
+// or a value that does not convert. Every behaviour defaults to NULL.
+//
+// NB: as Flink's generated code does, the call is NULL when an argument
+// it evaluates (doc, path, a DEFAULT expression) is NULL.
+func jsonValueKernel(e *Expr, _ []types.DataType) (kernel, error) {
+	var paths jsonPaths
+	t := e.Type
+	onEmpty, onError := jsonBehavior(e, 3, "NULL"), jsonBehavior(e, 5, "NULL")
+	strict := []int{0, 1}
+	if onEmpty == "DEFAULT" {
+		strict = append(strict, 4)
+	}
+	if onError == "DEFAULT" {
+		strict = append(strict, 6)
+	}
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		checked := make([]*vec, len(strict))
+		for j, a := range strict {
+			checked[j] = args[a]
+		}
+		lim := newStrLimit(ec, "JSON_VALUE", false)
+		return strictRows(ec, classOf(t), checked, func(i int, out *vec) (bool, error) {
+			r, err := jsonApply("JSON_VALUE", &paths, args[0].str[i], args[1].str[i])
+			if err != nil {
+				return false, err
+			}
+			fail := r.err
+			if fail == nil {
+				switch {
+				case r.val == nil || !r.strict && !r.val.scalar():
+					switch onEmpty {
+					case "ERROR":
+						return false, jsonFail("JSON_VALUE", errors.New("Empty result of JSON_VALUE function is not allowed"))
+					case "DEFAULT":
+						return copyRow(out, args[4], i), nil
+					}
+					return false, nil
+				case !r.val.scalar():
+					fail = fmt.Errorf("Strict jsonpath mode requires scalar value, and the actual value is: ''%s''", r.val.javaString())
+				default:
+					ok, cerr := jsonConvert(r.val, t, out, i, lim)
+					if cerr == nil {
+						return ok, nil
+					}
+					if onError == "ERROR" {
+						return false, jsonFail("JSON_VALUE", cerr)
+					}
+					fail = cerr
+				}
+			}
+			switch onError {
+			case "ERROR":
+				return false, jsonFail("JSON_VALUE", fail)
+			case "DEFAULT":
+				return copyRow(out, args[6], i), nil
+			}
+			return false, nil
+		})
+	}, nil
+}
+
+// copyRow sets out's row i to v's, and reports whether it is not NULL.
+func copyRow(out, v *vec, i int) bool {
+	if v.isNull(i) {
+		return false
+	}
+	switch {
+	case out.b != nil:
+		out.b[i] = v.b[i]
+	case out.i64 != nil:
+		out.i64[i] = v.i64[i]
+	case out.f64 != nil:
+		out.f64[i] = v.f64[i]
+	case out.dec != nil:
+		out.dec[i] = v.dec[i]
+	case out.str != nil:
+		out.str[i] = v.str[i]
+	}
+	return true
+}
+
+// jsonConvert writes the scalar v as type t into out's row i, as
+// convertJsonScalar converts: a string to BOOLEAN by its word, to a number
+// through new BigDecimal(s); a number truncated toward zero to an integer
+// type, range-checked; a boolean only to BOOLEAN. An error is a value that
+// does not convert, worded as Flink's ERROR ON ERROR message.
+func jsonConvert(v *jnode, t types.DataType, out *vec, i int, lim *strLimit) (bool, error) {
+	if t.Kind == types.KindVarChar {
+		s, ok, err := admitted(lim, i, int64(len(v.text)), func() string { return v.text })
+		out.str[i] = s
+		return ok, err
+	}
+	cannot := jsonCannotCast{v, t}
+	text := v.text
+	switch {
+	case v.kind == jBool && t.Kind == types.KindBoolean:
+		out.b[i] = v.text == "true"
+		return true, nil
+	case v.kind == jBool:
+		return false, cannot
+	case v.kind == jString && t.Kind == types.KindBoolean:
+		switch strings.ToLower(strings.TrimSpace(v.text)) {
+		case "true", "t", "yes", "1":
+			out.b[i] = true
+			return true, nil
+		case "false", "f", "no", "0":
+			out.b[i] = false
+			return true, nil
+		}
+		return false, cannot
+	case t.Kind == types.KindBoolean:
+		return false, cannot
+	case v.kind == jString:
+		s, err := bigDecimalString(v.text)
+		if err != nil {
+			return false, cannot
+		}
+		text = s
+	}
+	if v.kind == jNumber && !v.float && t.IsInteger() {
+		// NB: the common case, without big numbers.
+		if x, err := strconv.ParseInt(text, 10, 64); err == nil {
+			if lo, hi := intRange(t.Kind); x < lo || x > hi {
+				return false, cannot
+			}
+			out.i64[i] = x
+			return true, nil
+		}
+	}
+	u, scale, ok := parseBigDecimal(text)
+	if !ok {
+		return false, cannot
+	}
+	switch t.Kind {
+	case types.KindFloat, types.KindDouble:
+		bits := 64
+		if t.Kind == types.KindFloat {
+			bits = 32
+		}
+		f, err := strconv.ParseFloat(text, bits)
+		if err != nil && !errors.Is(err, strconv.ErrRange) || math.IsInf(f, 0) {
+			return false, cannot
+		}
+		out.f64[i] = f
+		return true, nil
+	case types.KindDecimal:
+		if scale < -40 && u.Sign() != 0 {
+			return false, cannot
+		}
+		if scale > int64(t.Scale)+60 {
+			u, scale = new(big.Int), int64(t.Scale)
+		}
+		z := rescaleBig(u, int32(scale), int32(t.Scale))
+		if !fitsDecimal(z, t.Precision) {
+			return false, cannot
+		}
+		out.dec[i] = decimal128.FromBigInt(z)
+		return true, nil
+	}
+	// An integer type: the value truncated toward zero.
+	var whole *big.Int
+	switch {
+	case scale <= 0 && u.Sign() != 0 && scale < -40:
+		return false, cannot
+	case scale <= 0:
+		whole = new(big.Int).Mul(u, pow10(int32(-scale)))
+	case scale > 60:
+		whole = new(big.Int)
+	default:
+		whole = new(big.Int).Quo(u, pow10(int32(scale)))
+	}
+	lo, hi := intRange(t.Kind)
+	if !whole.IsInt64() || whole.Int64() < lo || whole.Int64() > hi {
+		return false, cannot
+	}
+	out.i64[i] = whole.Int64()
+	return true, nil
+}
+
+// jsonCannotCast is the error of a JSON scalar that does not convert, its
+// message built only when shown.
+type jsonCannotCast struct {
+	v *jnode
+	t types.DataType
+}
+
+func (e jsonCannotCast) Error() string {
+	return fmt.Sprintf("Cannot cast %s to %s", e.v.javaClass(), jsonTypeRoot(e.t))
+}
+
+func intRange(k types.Kind) (int64, int64) {
+	switch k {
+	case types.KindTinyInt:
+		return math.MinInt8, math.MaxInt8
+	case types.KindSmallInt:
+		return math.MinInt16, math.MaxInt16
+	case types.KindInt:
+		return math.MinInt32, math.MaxInt32
+	}
+	return math.MinInt64, math.MaxInt64
+}
+
+// jsonTypeRoot is Flink's LogicalTypeRoot name of t.
+func jsonTypeRoot(t types.DataType) string {
+	if t.Kind == types.KindInt {
+		return "INTEGER"
+	}
+	s := t.String()
+	if i := strings.IndexAny(s, "( "); i >= 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+// resolveJSONQuery types JSON_QUERY(doc, path[, wrapper, onEmpty,
+// onError]): STRING, nullable.
+func resolveJSONQuery(name string, args []*Expr) (*Expr, error) {
+	if len(args) != 2 && len(args) != 5 {
+		return nil, userErrorf("function %s expects 2 or 5 arguments, got %d", name, len(args))
+	}
+	base, err := sig(types.String, argStr, argStr).resolve(name, args[:2])
+	if err != nil {
+		return nil, err
+	}
+	if err := jsonCheckPath(name, base.Args[1]); err != nil {
+		return nil, err
+	}
+	out := base.Args
+	if len(args) == 5 {
+		if err := behaviorArg(name, args[2], jsonWrappers); err != nil {
+			return nil, err
+		}
+		for _, a := range args[3:] {
+			if err := behaviorArg(name, a, jsonQueryBehaviors); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, args[2:]...)
+	}
+	return call(name, types.String.WithNullable(true), out...), nil
+}
+
+// jsonQueryKernel is JSON_QUERY: the array or object the path selects,
+// wrapped first as the WRAPPER clause says (CONDITIONAL: unless it is an
+// array already), as JSON text; the ON EMPTY behaviour when it selects
+// nothing, JSON null or (lax) a scalar; the ON ERROR behaviour on an error
+// or (strict) a scalar. Both default to NULL.
+func jsonQueryKernel(e *Expr, _ []types.DataType) (kernel, error) {
+	var paths jsonPaths
+	wrapper := jsonBehavior(e, 2, "WITHOUT ARRAY")
+	onEmpty, onError := jsonBehavior(e, 3, "NULL"), jsonBehavior(e, 4, "NULL")
+	behave := func(b string, fail error) (string, bool, error) {
+		switch b {
+		case "ERROR":
+			return "", false, jsonFail("JSON_QUERY", fail)
+		case "EMPTY ARRAY":
+			return "[]", true, nil
+		case "EMPTY OBJECT":
+			return "{}", true, nil
+		}
+		return "", false, nil
+	}
+	return strKernel("JSON_QUERY", func(_ *evalCtx, lim *strLimit, args []*vec, i int) (string, bool, error) {
+		r, err := jsonApply("JSON_QUERY", &paths, args[0].str[i], args[1].str[i])
+		if err != nil {
+			return "", false, err
+		}
+		if r.err != nil {
+			return behave(onError, r.err)
+		}
+		v := r.val
+		if v != nil && (wrapper == "WITH UNCONDITIONAL ARRAY" || wrapper == "WITH CONDITIONAL ARRAY" && v.kind != jArray) {
+			v = &jnode{kind: jArray, elems: []jnode{*v}}
+		}
+		switch {
+		case v == nil || !r.strict && v.scalar():
+			return behave(onEmpty, errors.New("Empty result of JSON_QUERY function is not allowed"))
+		case v.scalar():
+			return behave(onError, fmt.Errorf("Strict jsonpath mode requires array or object value, and the actual value is: ''%s''", v.javaString()))
+		}
+		b := v.appendJSON(nil)
 		return admitted(lim, i, int64(len(b)), func() string { return string(b) })
 	})(nil, nil)
 }
@@ -404,54 +634,97 @@ func isJSONKernel(e *Expr, _ []types.DataType) (kernel, error) {
 	}, nil
 }
 
-// jsonArg prepares a value for JSON_STRING, JSON_ARRAY and JSON_OBJECT:
-// strings, numbers and booleans are written as JSON strings, numbers and
-// booleans; every other type as the JSON string of its CAST to STRING.
-func jsonArg(a *Expr) *Expr {
+// jsonArg prepares a value for JSON_STRING, JSON_ARRAY and JSON_OBJECT,
+// which take the types Flink's JsonGenerateUtils.createNodeTerm makes a
+// JSON node of: strings, booleans, numbers, timestamps and binaries.
+func jsonArg(name string, a *Expr) (*Expr, error) {
 	t := a.Type
 	switch {
 	case t.Kind == types.KindNull:
-		return fillNull(a, types.String)
-	case t.IsString(), t.Kind == types.KindBoolean:
-		return a
+		return fillNull(a, types.String), nil
+	case t.IsString(), t.Kind == types.KindBoolean, t.IsNumeric(),
+		t.Kind == types.KindTimestamp, t.Kind == types.KindTimestampLTZ,
+		t.Kind == types.KindBinary, t.Kind == types.KindVarBinary:
+		return a, nil
 	}
-	return Cast(a, types.String.WithNullable(t.Nullable()))
+	return nil, userErrorf("function %s: Type '%v' is not scalar or cannot be converted into JSON.", name, t)
 }
 
 // jsonRaw reports whether the typed argument a goes into JSON as it is:
-// a number (cast to its SQL text) or the result of another JSON
-// constructor, which Flink inserts as JSON rather than as a string.
+// the result of another JSON constructor, which Flink inserts as JSON
+// rather than as a string.
 func jsonRaw(a *Expr) bool {
-	if a.Op == OpCall && (a.Func == "JSON_OBJECT" || a.Func == "JSON_ARRAY") {
-		return true
-	}
-	return a.Op == OpCall && a.Func == "CAST" && len(a.Args) == 1 && a.Args[0].Type.IsNumeric()
+	return a.Op == OpCall && (a.Func == "JSON_OBJECT" || a.Func == "JSON_ARRAY")
 }
 
-// appendJSONArg writes the value of argument v at row i.
-func appendJSONArg(b []byte, raw bool, v *vec, i int) []byte {
+// appendJSONArg writes the value of argument v, of type t, at row i as
+// Flink writes the JSON node it makes of it: through its mapper, which
+// reads a floating-point or DECIMAL node back as a BigDecimal
+// (USE_BIG_DECIMAL_FOR_FLOATS), so that a DOUBLE is written as
+// BigDecimal.valueOf(d) (1.0E+20, 0.000010 for 1.0E-5) and a FLOAT as the
+// double it widens to. A timestamp is ISO_LOCAL_DATE_TIME text (with Z for
+// a TIMESTAMP_LTZ, in UTC), a binary its base64.
+func appendJSONArg(b []byte, t types.DataType, raw bool, v *vec, i int) ([]byte, error) {
 	switch {
-	case v.b != nil:
-		return strconv.AppendBool(b, v.b[i])
 	case raw:
-		return append(b, v.str[i]...)
+		return append(b, v.str[i]...), nil
+	case t.Kind == types.KindBoolean:
+		return strconv.AppendBool(b, v.b[i]), nil
+	case t.IsString():
+		return appendJSONQuoted(b, v.str[i]), nil
+	case t.IsInteger():
+		return strconv.AppendInt(b, v.i64[i], 10), nil
+	case t.Kind == types.KindFloat, t.Kind == types.KindDouble:
+		f := v.f64[i]
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			s := types.FormatJavaDouble(f)
+			return nil, fmt.Errorf("Character %c is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", strings.TrimPrefix(s, "-")[0])
+		}
+		s, err := bigDecimalString(types.FormatJavaDouble(f))
+		return append(b, s...), err
+	case t.Kind == types.KindDecimal:
+		return append(b, bigDecimalText(v.dec[i].BigInt(), int64(t.Scale))...), nil
+	case t.Kind == types.KindTimestamp, t.Kind == types.KindTimestampLTZ:
+		tm := time.Unix(0, v.i64[i]).UTC()
+		b = append(b, '"')
+		b = tm.AppendFormat(b, "2006-01-02T15:04:05")
+		if ns := tm.Nanosecond(); ns != 0 {
+			frac := strings.TrimRight(fmt.Sprintf("%09d", ns), "0")
+			b = append(append(b, '.'), frac...)
+		}
+		if t.Kind == types.KindTimestampLTZ {
+			b = append(b, 'Z')
+		}
+		return append(b, '"'), nil
+	case t.Kind == types.KindBinary, t.Kind == types.KindVarBinary:
+		b = append(b, '"')
+		b = base64.StdEncoding.AppendEncode(b, v.bin[i])
+		return append(b, '"'), nil
 	}
-	return appendJSONQuoted(b, v.str[i])
+	return nil, fmt.Errorf("type %v cannot be written as JSON", t)
 }
 
 func resolveJSONString(name string, args []*Expr) (*Expr, error) {
 	if err := argCount(name, args, 1, 1); err != nil {
 		return nil, err
 	}
-	a := jsonArg(args[0])
+	a, err := jsonArg(name, args[0])
+	if err != nil {
+		return nil, err
+	}
 	return call(name, types.String.WithNullable(a.Type.Nullable()), a), nil
 }
 
 func jsonStringKernel(e *Expr, _ []types.DataType) (kernel, error) {
 	raw := jsonRaw(e.Args[0])
+	t := e.Args[0].Type
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		return strictRows(ec, clsStr, args, func(i int, out *vec) (bool, error) {
-			out.str[i] = string(appendJSONArg(nil, raw, args[0], i))
+			b, err := appendJSONArg(nil, t, raw, args[0], i)
+			if err != nil {
+				return false, jsonFail("JSON_STRING", err)
+			}
+			out.str[i] = string(b)
 			return true, nil
 		})
 	}, nil
@@ -459,84 +732,132 @@ func jsonStringKernel(e *Expr, _ []types.DataType) (kernel, error) {
 
 // resolveJSONArray types JSON_ARRAY(v, ...): STRING NOT NULL, NULL values
 // left out (Flink's default ABSENT ON NULL). The typed call's first
-// argument is the ON NULL behaviour, so that the kernel can take the
-// clause once the binder passes it.
+// argument is the ON NULL behaviour.
 func resolveJSONArray(name string, args []*Expr) (*Expr, error) {
-	out := []*Expr{StringLiteral("ABSENT ON NULL")}
-	for _, a := range args {
-		out = append(out, jsonArg(a))
-	}
-	return call(name, types.String.WithNullable(false), out...), nil
+	return ResolveJSONConstructor(name, "ABSENT ON NULL", args)
 }
 
 // resolveJSONObject types JSON_OBJECT(k1, v1, k2, v2, ...) with string
 // keys: STRING NOT NULL, NULL values written as null (Flink's default NULL
 // ON NULL). The parser turns KEY k VALUE v into the pair k, v.
 func resolveJSONObject(name string, args []*Expr) (*Expr, error) {
+	return ResolveJSONConstructor(name, "NULL ON NULL", args)
+}
+
+// ResolveJSONConstructor types JSON_ARRAY or JSON_OBJECT with its ON NULL
+// clause, onNull being "NULL ON NULL" or "ABSENT ON NULL".
+func ResolveJSONConstructor(name, onNull string, args []*Expr) (*Expr, error) {
+	if onNull != "NULL ON NULL" && onNull != "ABSENT ON NULL" {
+		return nil, userErrorf("function %s: bad ON NULL clause %q", name, onNull)
+	}
+	out := []*Expr{StringLiteral(onNull)}
+	if name == "JSON_ARRAY" {
+		for _, a := range args {
+			v, err := jsonArg(name, a)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, v)
+		}
+		return call(name, types.String.WithNullable(false), out...), nil
+	}
 	if len(args)%2 != 0 {
 		return nil, userErrorf("function %s expects key and value pairs", name)
 	}
-	out := []*Expr{StringLiteral("NULL ON NULL")}
 	for i := 0; i < len(args); i += 2 {
 		if !stringish(args[i].Type) {
 			return nil, userErrorf("function %s expects string keys, got %v", name, args[i].Type)
 		}
-		out = append(out, fillNull(args[i], types.String), jsonArg(args[i+1]))
+		v, err := jsonArg(name, args[i+1])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, fillNull(args[i], types.String), v)
 	}
 	return call(name, types.String.WithNullable(false), out...), nil
 }
 
 // jsonBuildKernel is JSON_ARRAY and JSON_OBJECT; the first argument is the
-// ON NULL behaviour.
+// ON NULL behaviour. JSON_OBJECT writes its members sorted by key, a key
+// given twice once with its last value, as Flink's ObjectNode.set and its
+// ORDER_MAP_ENTRIES_BY_KEYS mapper do.
 func jsonBuildKernel(e *Expr, _ []types.DataType) (kernel, error) {
 	object := e.Func == "JSON_OBJECT"
 	absent := strArg(e.Args[0]) == "ABSENT ON NULL"
 	raw := make([]bool, len(e.Args))
+	argTypes := make([]types.DataType, len(e.Args))
 	for i, a := range e.Args {
-		raw[i] = jsonRaw(a)
+		raw[i], argTypes[i] = jsonRaw(a), a.Type
 	}
 	return func(ec *evalCtx, args []*vec) (*vec, error) {
 		lim := newStrLimit(ec, e.Func, false)
 		out := &vec{n: ec.n, str: make([]string, ec.n)}
 		var buf []byte
+		var err error
+		var members []int // the key argument of each member, in key order
 		for i := range out.str {
 			buf = buf[:0]
-			open, closing := byte('['), byte(']')
-			step := 1
-			if object {
-				open, closing, step = '{', '}', 2
-			}
-			buf = append(buf, open)
-			first := true
-			for j := 1; j < len(args); j += step {
-				v := args[j]
-				if object {
+			if !object {
+				buf = append(buf, '[')
+				first := true
+				for j := 1; j < len(args); j++ {
+					v := args[j]
+					if v.isNull(i) && absent {
+						continue
+					}
+					if !first {
+						buf = append(buf, ',')
+					}
+					first = false
+					if v.isNull(i) {
+						buf = append(buf, "null"...)
+					} else if buf, err = appendJSONArg(buf, argTypes[j], raw[j], v, i); err != nil {
+						return nil, jsonFail(e.Func, err)
+					}
+				}
+				buf = append(buf, ']')
+			} else {
+				members = members[:0]
+				for j := 1; j < len(args); j += 2 {
 					if args[j].isNull(i) {
 						if ec.isActive(i) {
 							return nil, fmt.Errorf("expr: JSON_OBJECT: a key is NULL")
 						}
 						continue
 					}
-					v = args[j+1]
+					if args[j+1].isNull(i) && absent {
+						continue
+					}
+					k := args[j].str[i]
+					dup := false
+					for m, o := range members {
+						if args[o].str[i] == k {
+							members[m], dup = j, true
+							break
+						}
+					}
+					if !dup {
+						members = append(members, j)
+					}
 				}
-				if v.isNull(i) && absent {
-					continue
-				}
-				if !first {
-					buf = append(buf, ',')
-				}
-				first = false
-				if object {
+				sort.SliceStable(members, func(x, y int) bool {
+					return javaLess(args[members[x]].str[i], args[members[y]].str[i])
+				})
+				buf = append(buf, '{')
+				for m, j := range members {
+					if m > 0 {
+						buf = append(buf, ',')
+					}
 					buf = appendJSONQuoted(buf, args[j].str[i])
 					buf = append(buf, ':')
+					if v := args[j+1]; v.isNull(i) {
+						buf = append(buf, "null"...)
+					} else if buf, err = appendJSONArg(buf, argTypes[j+1], raw[j+1], v, i); err != nil {
+						return nil, jsonFail(e.Func, err)
+					}
 				}
-				if v.isNull(i) {
-					buf = append(buf, "null"...)
-				} else {
-					buf = appendJSONArg(buf, raw[j+step-1], v, i)
-				}
+				buf = append(buf, '}')
 			}
-			buf = append(buf, closing)
 			if ok, err := lim.admit(i, int64(len(buf))); err != nil {
 				return nil, err
 			} else if ok {

@@ -138,9 +138,9 @@ var functions = []funcDef{
 	{names: []string{"SHA2"}, resolve: sig(types.String, argStr, argInt).nullable().resolve, kernel: strKernel("SHA2", sha2Kernel)},
 
 	// JSON (jsonfuncs.go).
-	{names: []string{"JSON_EXISTS"}, resolve: sig(types.Boolean, argStr, argStr).resolve, kernel: jsonExistsKernel},
-	{names: []string{"JSON_VALUE"}, resolve: sig(types.String, argStr, argStr).nullable().resolve, kernel: jsonValueKernel},
-	{names: []string{"JSON_QUERY"}, resolve: sig(types.String, argStr, argStr).nullable().resolve, kernel: jsonQueryKernel},
+	{names: []string{"JSON_EXISTS"}, resolve: resolveJSONExists, kernel: jsonExistsKernel},
+	{names: []string{"JSON_VALUE"}, resolve: resolveJSONValue, kernel: jsonValueKernel},
+	{names: []string{"JSON_QUERY"}, resolve: resolveJSONQuery, kernel: jsonQueryKernel},
 	{names: []string{"JSON_STRING"}, resolve: resolveJSONString, kernel: jsonStringKernel},
 	{names: []string{"JSON_ARRAY"}, resolve: resolveJSONArray, kernel: jsonBuildKernel},
 	{names: []string{"JSON_OBJECT"}, resolve: resolveJSONObject, kernel: jsonBuildKernel},

@@ -245,6 +245,9 @@ func bindCall(sc *scope, f *ast.FuncCall) (*expr.Expr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if jsonFuncs[name] {
+		return bindJSONCall(sc, f, name, args)
+	}
 	if name == "CURRENT_WATERMARK" && len(args) == 1 && args[0].Type.IsTimestamp() && !sc.isRowtime(args[0]) {
 		t := args[0].Type.String()
 		return nil, errorf(f.Args[0].Position(), "The argument of CURRENT_WATERMARK() must be a rowtime attribute, but was '%s'.", t)

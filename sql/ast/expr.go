@@ -186,6 +186,37 @@ type FuncCall struct {
 	// Over is the window of OVER (...); OverName is OVER w.
 	Over     *WindowSpec
 	OverName *Ident
+	// JSON holds the clauses written inside the parentheses of JSON_VALUE,
+	// JSON_QUERY, JSON_EXISTS, JSON_OBJECT and JSON_ARRAY; nil when there
+	// are none.
+	JSON *JSONClauses
+}
+
+// JSONClauses are the clauses of a SQL/JSON function call, as written:
+//
+//	JSON_VALUE(doc, path [RETURNING type] [b ON EMPTY] [b ON ERROR])
+//	JSON_QUERY(doc, path [RETURNING type] [wrapper] [b ON EMPTY] [b ON ERROR])
+//	JSON_EXISTS(doc, path [b ON ERROR])
+//	JSON_OBJECT(... [NULL|ABSENT ON NULL]), JSON_ARRAY(... [NULL|ABSENT ON NULL])
+type JSONClauses struct {
+	Returning *Type
+	// Wrapper is WITHOUT ARRAY, WITH CONDITIONAL ARRAY or WITH
+	// UNCONDITIONAL ARRAY (WITHOUT WRAPPER and WITH WRAPPER are read as
+	// WITHOUT ARRAY and WITH UNCONDITIONAL ARRAY), "" when not written.
+	Wrapper string
+	OnEmpty *JSONBehavior
+	OnError *JSONBehavior
+	// OnNull is NULL or ABSENT, "" when not written.
+	OnNull string
+}
+
+// JSONBehavior is one ON EMPTY or ON ERROR clause: Kind is NULL, ERROR,
+// DEFAULT (with Default), EMPTY ARRAY, EMPTY OBJECT, TRUE, FALSE or
+// UNKNOWN.
+type JSONBehavior struct {
+	Pos
+	Kind    string
+	Default Expr
 }
 
 // FuncName returns the last part of the function's name.

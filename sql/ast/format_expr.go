@@ -248,6 +248,7 @@ func (n *FuncCall) format(p *printer) {
 			p.str(" VALUE ")
 			n.Args[i+1].format(p)
 		}
+		n.JSON.format(p, len(n.Args) > 0)
 	case n.positionIn():
 		p.sub(n.Args[0], precConcat)
 		p.str(" IN ")
@@ -260,6 +261,7 @@ func (n *FuncCall) format(p *printer) {
 			p.str("DISTINCT ")
 		}
 		list(p, n.Args)
+		n.JSON.format(p, len(n.Args) > 0)
 	}
 	p.str(")")
 	if n.Filter != nil {
@@ -275,6 +277,48 @@ func (n *FuncCall) format(p *printer) {
 		p.str(" OVER (")
 		n.Over.format(p)
 		p.str(")")
+	}
+}
+
+// format prints the clauses of a SQL/JSON call after its arguments, in the
+// order the parser reads them; space says whether arguments precede them.
+func (j *JSONClauses) format(p *printer, space bool) {
+	if j == nil {
+		return
+	}
+	sep := func() {
+		if space {
+			p.str(" ")
+		}
+		space = true
+	}
+	if j.Returning != nil {
+		sep()
+		p.str("RETURNING ")
+		j.Returning.format(p)
+	}
+	if j.Wrapper != "" {
+		sep()
+		p.str(j.Wrapper + " WRAPPER")
+	}
+	for _, b := range []struct {
+		b  *JSONBehavior
+		on string
+	}{{j.OnEmpty, " ON EMPTY"}, {j.OnError, " ON ERROR"}} {
+		if b.b == nil {
+			continue
+		}
+		sep()
+		p.str(b.b.Kind)
+		if b.b.Default != nil {
+			p.str(" ")
+			b.b.Default.format(p)
+		}
+		p.str(b.on)
+	}
+	if j.OnNull != "" {
+		sep()
+		p.str(j.OnNull + " ON NULL")
 	}
 }
 

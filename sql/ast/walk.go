@@ -121,6 +121,14 @@ func appendChildren(kids []Node, n Node) []Node {
 		kids = appendOpt(kids, n.Filter)
 		kids = appendOpt(kids, n.Over)
 		kids = appendOpt(kids, n.OverName)
+		if j := n.JSON; j != nil {
+			kids = appendOpt(kids, j.Returning)
+			for _, b := range []*JSONBehavior{j.OnEmpty, j.OnError} {
+				if b != nil {
+					kids = appendOpt(kids, b.Default)
+				}
+			}
+		}
 	case *NamedArg:
 		kids = appendOpt(kids, n.Name)
 		kids = appendOpt(kids, n.Value)

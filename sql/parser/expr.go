@@ -810,9 +810,8 @@ func (p *parser) optIntArgs() []int {
 // inside the parentheses: JSON_OBJECT([KEY] k VALUE v, ...), JSON_ARRAY(v,
 // ...), each with [NULL|ABSENT] ON NULL; JSON_VALUE, JSON_QUERY and
 // JSON_EXISTS (doc, path) with their RETURNING, WRAPPER, ON EMPTY and ON
-// ERROR clauses. The result is a plain call: JSON_OBJECT's arguments are
-// k1, v1, k2, v2, .... A clause that states the default behaviour is
-// accepted and dropped; any other is refused where it stands.
+// ERROR clauses. JSON_OBJECT's arguments are k1, v1, k2, v2, ...; the
+// clauses go into the call's JSON field as written.
 func (p *parser) jsonCall(t *token) ast.Expr {
 	pos := t.pos
 	p.i += 2
@@ -832,26 +831,17 @@ func (p *parser) jsonCall(t *token) ast.Expr {
 				break
 			}
 		}
-		def := "NULL ON NULL"
-		if t.upper == "JSON_ARRAY" {
-			def = "ABSENT ON NULL"
-		}
-		for _, c := range []string{"NULL ON NULL", "ABSENT ON NULL"} {
-			at := p.pos()
-			if p.acceptKw(c) && c != def {
-				p.errorAt(at, t.upper+" with "+c+" is not supported yet")
-			}
+		switch {
+		case p.acceptKw("NULL ON NULL"):
+			f.JSON = &ast.JSONClauses{OnNull: "NULL"}
+		case p.acceptKw("ABSENT ON NULL"):
+			f.JSON = &ast.JSONClauses{OnNull: "ABSENT"}
 		}
 	default:
 		f.Args = append(f.Args, p.expr())
 		p.expectOp(",")
 		f.Args = append(f.Args, p.expr())
-		if ret := p.jsonClauses(t.upper); ret != nil {
-			p.expectOp(")")
-			// JSON_VALUE's value converted to another type, NULL where it
-			// does not convert (NULL ON ERROR).
-			return &ast.Cast{Pos: pos, Try: true, X: f, Type: ret}
-		}
+		f.JSON = p.jsonClauses(t.upper)
 	}
 	p.expectOp(")")
 	return f
@@ -861,52 +851,99 @@ func (p *parser) isJSONOnNull() bool {
 	return p.peekKw("NULL ON NULL") || p.peekKw("ABSENT ON NULL")
 }
 
-// jsonReturning are the types JSON_VALUE ... RETURNING takes: those of
-// Flink's docs, and BIGINT.
+// jsonReturning are the types JSON_VALUE ... RETURNING takes: those
+// Flink's SqlJsonUtils converts a JSON scalar to, and the strings.
 var jsonReturning = map[string]bool{
-	"VARCHAR": true, "STRING": true, "BOOLEAN": true, "INT": true, "INTEGER": true, "BIGINT": true, "DOUBLE": true,
+	"VARCHAR": true, "STRING": true, "BOOLEAN": true, "TINYINT": true, "SMALLINT": true, "INT": true, "INTEGER": true,
+	"BIGINT": true, "FLOAT": true, "REAL": true, "DOUBLE": true, "DECIMAL": true, "DEC": true, "NUMERIC": true,
 }
 
 // jsonClauses reads the clauses after the path of JSON_VALUE, JSON_QUERY
-// and JSON_EXISTS, refusing those that differ from the defaults. It
-// returns the type of JSON_VALUE's RETURNING clause, or nil.
-func (p *parser) jsonClauses(fn string) (ret *ast.Type) {
-	refuse := func(at ast.Pos, clause string) {
-		p.errorAt(at, fn+" with "+clause+" is not supported yet")
+// and JSON_EXISTS, in Calcite's order: RETURNING, the wrapper (JSON_QUERY),
+// then ON EMPTY and ON ERROR in either order, each at most once. It
+// returns nil when there are none.
+func (p *parser) jsonClauses(fn string) *ast.JSONClauses {
+	j := &ast.JSONClauses{}
+	if p.acceptKw("RETURNING") {
+		// NB: baseType, not typ: a NULL after the type starts NULL ON ...
+		tat := p.pos()
+		j.Returning = p.baseType()
+		name := strings.ToUpper(j.Returning.Name)
+		switch {
+		case fn == "JSON_EXISTS":
+			p.errorAt(tat, "JSON_EXISTS has no RETURNING clause")
+		case fn == "JSON_VALUE" && (!jsonReturning[name] || j.Returning.Elem != nil):
+			p.errorAt(tat, "JSON_VALUE with RETURNING "+j.Returning.String()+" is not supported yet")
+		case fn == "JSON_QUERY" && (j.Returning.Elem != nil || name != "STRING" && name != "VARCHAR"):
+			// An ARRAY needs composite types.
+			p.errorAt(tat, "JSON_QUERY with RETURNING "+j.Returning.String()+" is not supported yet")
+		}
+	}
+	if fn == "JSON_QUERY" {
+		switch {
+		case p.acceptKw("WITHOUT"):
+			p.acceptKw("ARRAY")
+			p.expectKw("WRAPPER")
+			j.Wrapper = "WITHOUT ARRAY"
+		case p.acceptKw("WITH"):
+			j.Wrapper = "WITH UNCONDITIONAL ARRAY"
+			if p.acceptKw("CONDITIONAL") {
+				j.Wrapper = "WITH CONDITIONAL ARRAY"
+			} else {
+				p.acceptKw("UNCONDITIONAL")
+			}
+			p.acceptKw("ARRAY")
+			p.expectKw("WRAPPER")
+		}
 	}
 	for {
 		at := p.pos()
+		b := &ast.JSONBehavior{Pos: at}
 		switch {
-		case fn == "JSON_VALUE" && ret == nil && p.acceptKw("RETURNING"):
-			// NB: baseType, not typ: a NULL after the type starts NULL ON ...
-			tat := p.pos()
-			ret = p.baseType()
-			if !jsonReturning[strings.ToUpper(ret.Name)] || ret.Elem != nil {
-				refuse(tat, "RETURNING "+ret.String())
-			}
-		case fn == "JSON_QUERY" && p.acceptKw("RETURNING"):
-			// Only the default, a string type; an ARRAY needs composite types.
-			tat := p.pos()
-			if t := p.baseType(); t.Elem != nil || (strings.ToUpper(t.Name) != "STRING" && strings.ToUpper(t.Name) != "VARCHAR") {
-				refuse(tat, "RETURNING "+t.String())
-			}
-		case fn == "JSON_QUERY" && p.acceptKw("WITHOUT"):
-			p.acceptKw("ARRAY")
-			p.expectKw("WRAPPER")
-		case fn == "JSON_QUERY" && p.acceptKw("WITH"):
-			refuse(at, "WITH ... WRAPPER")
-		case fn != "JSON_EXISTS" && p.acceptKw("NULL ON EMPTY"), fn != "JSON_EXISTS" && p.acceptKw("NULL ON ERROR"),
-			fn == "JSON_EXISTS" && p.acceptKw("FALSE ON ERROR"):
-		case p.acceptKw("ERROR ON EMPTY"), p.acceptKw("ERROR ON ERROR"):
-			refuse(at, "ERROR ON EMPTY or ERROR ON ERROR")
+		case p.acceptKw("NULL"):
+			b.Kind = "NULL"
+		case p.acceptKw("ERROR"):
+			b.Kind = "ERROR"
 		case fn == "JSON_VALUE" && p.acceptKw("DEFAULT"):
-			refuse(at, "DEFAULT ... ON EMPTY or ON ERROR")
-		case fn == "JSON_QUERY" && p.acceptKw("EMPTY"):
-			refuse(at, "EMPTY ARRAY or EMPTY OBJECT ON EMPTY or ON ERROR")
-		case fn == "JSON_EXISTS" && (p.acceptKw("TRUE ON ERROR") || p.acceptKw("UNKNOWN ON ERROR")):
-			refuse(at, "TRUE ON ERROR or UNKNOWN ON ERROR")
+			b.Kind, b.Default = "DEFAULT", p.expr()
+		case fn == "JSON_QUERY" && p.acceptKw("EMPTY ARRAY"):
+			b.Kind = "EMPTY ARRAY"
+		case fn == "JSON_QUERY" && p.acceptKw("EMPTY OBJECT"):
+			b.Kind = "EMPTY OBJECT"
+		case fn == "JSON_EXISTS" && p.acceptKw("TRUE"):
+			b.Kind = "TRUE"
+		case fn == "JSON_EXISTS" && p.acceptKw("FALSE"):
+			b.Kind = "FALSE"
+		case fn == "JSON_EXISTS" && p.acceptKw("UNKNOWN"):
+			b.Kind = "UNKNOWN"
 		default:
-			return ret
+			if *j == (ast.JSONClauses{}) {
+				return nil
+			}
+			return j
+		}
+		p.expectKw("ON")
+		onAt := p.pos()
+		switch {
+		case fn != "JSON_EXISTS" && p.acceptKw("EMPTY"):
+			if j.OnEmpty != nil {
+				p.errorAt(at, fn+" has two ON EMPTY clauses")
+			}
+			j.OnEmpty = b
+		case p.acceptKw("ERROR"):
+			if j.OnError != nil {
+				p.errorAt(at, fn+" has two ON ERROR clauses")
+			}
+			j.OnError = b
+		case fn == "JSON_EXISTS" && p.peekKw("EMPTY"):
+			p.errorAt(onAt, "JSON_EXISTS has no ON EMPTY clause")
+			p.i++
+		default:
+			p.unexpected()
+			return j
+		}
+		if fn == "JSON_EXISTS" && b.Kind != "TRUE" && b.Kind != "FALSE" && b.Kind != "UNKNOWN" && b.Kind != "ERROR" {
+			p.errorAt(at, "JSON_EXISTS takes TRUE, FALSE, UNKNOWN or ERROR ON ERROR, not "+b.Kind)
 		}
 	}
 }
