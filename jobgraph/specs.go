@@ -32,6 +32,8 @@ const (
 	KindJoinSemi          = "join_semi"          // SemiJoinSpec
 	KindOverAggregate     = "over_aggregate"     // OverAggSpec
 	KindBatchSort         = "batch_sort"         // BatchSortSpec
+	KindWindowTVF         = "window_tvf"         // WindowTVFSpec
+	KindJoinWindow        = "join_window"        // WindowJoinSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -360,6 +362,48 @@ var _ Spec = (*WindowAggSpec)(nil)
 
 func (*WindowAggSpec) Kind() string { return KindWindowAggregate }
 func (*WindowAggSpec) Inputs() int  { return 1 }
+
+// WindowTVFSpec configures a windowing table-valued function (TUMBLE,
+// HOP, CUMULATE) as a relation, as Flink's WindowTableFunction operator
+// runs it: each input row is emitted once per window of Window that its
+// Rowtime column falls in (in the window assigner's order), followed by
+// window_start, window_end and window_time (window_end - 1 ms). It is
+// stateless and drops no late rows; a row with a NULL rowtime is dropped.
+// The output is InputSchema then the three window columns.
+type WindowTVFSpec struct {
+	InputSchema  types.Schema `json:"input_schema"`
+	Rowtime      int          `json:"rowtime"`
+	Window       WindowSpec   `json:"window"`
+	OutputSchema types.Schema `json:"output_schema"`
+}
+
+var _ Spec = (*WindowTVFSpec)(nil)
+
+func (*WindowTVFSpec) Kind() string { return KindWindowTVF }
+func (*WindowTVFSpec) Inputs() int  { return 1 }
+
+// WindowJoinSpec configures Flink's window join: two inputs windowed by
+// the same window function, joined on equal windows (their window_end
+// columns, LeftWindowEnd and RightWindowEnd) and the equality keys of
+// JoinSpec, INNER or LEFT, RIGHT, FULL OUTER (OuterLeft, OuterRight), or a
+// semi join (Semi; Anti for an anti join) whose output is the left columns
+// only. Rows are held per (key, window) until the watermark reaches
+// window_end - 1; the window then emits its joined (and padded) rows as
+// inserts and its state is dropped. A row whose window has fired is
+// dropped as late. Inputs and output are insert-only. The TTL fields of
+// JoinSpec are ignored.
+type WindowJoinSpec struct {
+	JoinSpec
+	LeftWindowEnd  int  `json:"left_window_end"`
+	RightWindowEnd int  `json:"right_window_end"`
+	Semi           bool `json:"semi,omitempty"`
+	Anti           bool `json:"anti,omitempty"`
+}
+
+var _ Spec = (*WindowJoinSpec)(nil)
+
+func (*WindowJoinSpec) Kind() string { return KindJoinWindow }
+func (*WindowJoinSpec) Inputs() int  { return 2 }
 
 // OverAggSpec configures a rowtime OVER aggregation, as Flink's
 // OverAggregate: per partition (the Partition columns; none runs on one

@@ -367,3 +367,68 @@ func checkExpr(what string, e *expr.Expr, width int, required bool) error {
 	walk(e)
 	return bad
 }
+
+func (s *WindowTVFSpec) Validate() error {
+	if err := checkColumns("rowtime", []int{s.Rowtime}, s.InputSchema); err != nil {
+		return err
+	}
+	if !s.InputSchema[s.Rowtime].Type.IsTimestamp() {
+		return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.Rowtime, s.InputSchema[s.Rowtime].Type)
+	}
+	if want := len(s.InputSchema) + 3; len(s.OutputSchema) != want {
+		return fmt.Errorf("%d output columns for %d input columns and 3 window columns", len(s.OutputSchema), len(s.InputSchema))
+	}
+	return checkWindowSpec(s.Window)
+}
+
+func (s *WindowJoinSpec) Validate() error {
+	if s.Anti && !s.Semi {
+		return errors.New("an anti window join must be a semi join too")
+	}
+	if s.Semi {
+		if s.OuterLeft || s.OuterRight {
+			return errors.New("a semi window join cannot be an outer join")
+		}
+		semi := SemiJoinSpec{LeftSchema: s.LeftSchema, RightSchema: s.RightSchema, LeftKeys: s.LeftKeys, RightKeys: s.RightKeys, Residual: s.Residual}
+		if err := semi.Validate(); err != nil {
+			return err
+		}
+		if len(s.OutputSchema) != len(s.LeftSchema) {
+			return fmt.Errorf("%d output columns for a semi join of %d left columns", len(s.OutputSchema), len(s.LeftSchema))
+		}
+	} else if err := s.JoinSpec.Validate(); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		what string
+		col  int
+		s    types.Schema
+	}{{"left window_end", s.LeftWindowEnd, s.LeftSchema}, {"right window_end", s.RightWindowEnd, s.RightSchema}} {
+		if err := checkColumns(c.what, []int{c.col}, c.s); err != nil {
+			return err
+		}
+		if !c.s[c.col].Type.IsTimestamp() {
+			return fmt.Errorf("%s column %d is %v, not a timestamp", c.what, c.col, c.s[c.col].Type)
+		}
+	}
+	return nil
+}
+
+// checkWindowSpec checks a window function's sizes.
+func checkWindowSpec(w WindowSpec) error {
+	switch {
+	case w.SizeMs <= 0:
+		return fmt.Errorf("window size %d ms is not positive", w.SizeMs)
+	case w.Kind == WindowTumble:
+	case w.Kind == WindowHop || w.Kind == WindowCumulate:
+		if w.StepMs <= 0 {
+			return fmt.Errorf("%s window step %d ms is not positive", w.Kind, w.StepMs)
+		}
+		if w.SizeMs%w.StepMs != 0 {
+			return fmt.Errorf("%s window size %d ms is not a multiple of its step %d ms", w.Kind, w.SizeMs, w.StepMs)
+		}
+	default:
+		return fmt.Errorf("unknown window kind %q (use %s, %s or %s)", w.Kind, WindowTumble, WindowHop, WindowCumulate)
+	}
+	return nil
+}

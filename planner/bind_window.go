@@ -12,11 +12,14 @@ import (
 
 // windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE)
 // over a table: the table's columns, then window_start, window_end and
-// window_time. It only runs under an aggregate grouped by window_start and
-// window_end (a window aggregate).
+// window_time. Under an aggregate grouped by window_start and window_end it
+// is a window aggregate; anywhere else a relation (buildWindowTVF).
 type windowNode struct {
 	pos   ast.Pos
 	input *scanNode
+	// where filters the table's rows: the conditions between the function
+	// and a window aggregate over it (windowAggBelow); nil for none.
+	where *expr.Expr
 	// timeCol is the table's rowtime column in input.
 	timeCol int
 	window  jobgraph.WindowSpec
@@ -126,6 +129,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	for _, f := range n.out {
 		sc.cols = append(sc.cols, scopeColumn{name: f.Name, typ: f.Type})
 	}
+	sc.markRowtime(n)
 	if t.Alias != nil {
 		if sc, err = applyAlias(sc, t.Alias); err != nil {
 			return nil, nil, err
@@ -240,7 +244,7 @@ func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
 	rowtime := len(exprs)
 	exprs = append(exprs, expr.Column(w.timeCol, w.input.out[w.timeCol].Type))
 	pre = append(pre, w.input.out[w.timeCol])
-	in, err := ph.build(&projectNode{input: w.input, exprs: exprs, out: pre})
+	in, err := ph.build(&projectNode{input: w.rows(), exprs: exprs, out: pre})
 	if err != nil {
 		return nil, err
 	}

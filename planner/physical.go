@@ -110,8 +110,10 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *replicateNode:
 		return ph.buildReplicate(n)
 	case *aggNode:
-		if w, ok := n.input.(*windowNode); ok {
-			return ph.buildWindowAgg(n, w)
+		if a, w, ok, err := windowAggBelow(n); err != nil {
+			return nil, err
+		} else if ok {
+			return ph.buildWindowAgg(a, w)
 		}
 		return ph.buildAgg(n)
 	case *rankNode:
@@ -121,7 +123,7 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *sortNode:
 		return ph.buildSort(n)
 	case *windowNode:
-		return nil, unsupported(n.pos, "a window function other than directly under GROUP BY window_start, window_end (a window aggregate)")
+		return ph.buildWindowTVF(n)
 	}
 	return nil, fmt.Errorf("planner: no physical plan for %T", n)
 }
