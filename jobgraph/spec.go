@@ -43,7 +43,6 @@ var specKinds = struct {
 	KindBatchSort:         func() Spec { return &BatchSortSpec{} },
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindWindowTVF:         func() Spec { return &WindowTVFSpec{} },
-	KindJoinWindow:        func() Spec { return &WindowJoinSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },

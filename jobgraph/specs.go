@@ -33,7 +33,6 @@ const (
 	KindOverAggregate     = "over_aggregate"     // OverAggSpec
 	KindBatchSort         = "batch_sort"         // BatchSortSpec
 	KindWindowTVF         = "window_tvf"         // WindowTVFSpec
-	KindJoinWindow        = "join_window"        // WindowJoinSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -381,29 +380,6 @@ var _ Spec = (*WindowTVFSpec)(nil)
 
 func (*WindowTVFSpec) Kind() string { return KindWindowTVF }
 func (*WindowTVFSpec) Inputs() int  { return 1 }
-
-// WindowJoinSpec configures Flink's window join: two inputs windowed by
-// the same window function, joined on equal windows (their window_end
-// columns, LeftWindowEnd and RightWindowEnd) and the equality keys of
-// JoinSpec, INNER or LEFT, RIGHT, FULL OUTER (OuterLeft, OuterRight), or a
-// semi join (Semi; Anti for an anti join) whose output is the left columns
-// only. Rows are held per (key, window) until the watermark reaches
-// window_end - 1; the window then emits its joined (and padded) rows as
-// inserts and its state is dropped. A row whose window has fired is
-// dropped as late. Inputs and output are insert-only. The TTL fields of
-// JoinSpec are ignored.
-type WindowJoinSpec struct {
-	JoinSpec
-	LeftWindowEnd  int  `json:"left_window_end"`
-	RightWindowEnd int  `json:"right_window_end"`
-	Semi           bool `json:"semi,omitempty"`
-	Anti           bool `json:"anti,omitempty"`
-}
-
-var _ Spec = (*WindowJoinSpec)(nil)
-
-func (*WindowJoinSpec) Kind() string { return KindJoinWindow }
-func (*WindowJoinSpec) Inputs() int  { return 2 }
 
 // OverAggSpec configures a rowtime OVER aggregation, as Flink's
 // OverAggregate: per partition (the Partition columns; none runs on one

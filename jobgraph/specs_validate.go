@@ -381,39 +381,6 @@ func (s *WindowTVFSpec) Validate() error {
 	return checkWindowSpec(s.Window)
 }
 
-func (s *WindowJoinSpec) Validate() error {
-	if s.Anti && !s.Semi {
-		return errors.New("an anti window join must be a semi join too")
-	}
-	if s.Semi {
-		if s.OuterLeft || s.OuterRight {
-			return errors.New("a semi window join cannot be an outer join")
-		}
-		semi := SemiJoinSpec{LeftSchema: s.LeftSchema, RightSchema: s.RightSchema, LeftKeys: s.LeftKeys, RightKeys: s.RightKeys, Residual: s.Residual}
-		if err := semi.Validate(); err != nil {
-			return err
-		}
-		if len(s.OutputSchema) != len(s.LeftSchema) {
-			return fmt.Errorf("%d output columns for a semi join of %d left columns", len(s.OutputSchema), len(s.LeftSchema))
-		}
-	} else if err := s.JoinSpec.Validate(); err != nil {
-		return err
-	}
-	for _, c := range []struct {
-		what string
-		col  int
-		s    types.Schema
-	}{{"left window_end", s.LeftWindowEnd, s.LeftSchema}, {"right window_end", s.RightWindowEnd, s.RightSchema}} {
-		if err := checkColumns(c.what, []int{c.col}, c.s); err != nil {
-			return err
-		}
-		if !c.s[c.col].Type.IsTimestamp() {
-			return fmt.Errorf("%s column %d is %v, not a timestamp", c.what, c.col, c.s[c.col].Type)
-		}
-	}
-	return nil
-}
-
 // checkWindowSpec checks a window function's sizes.
 func checkWindowSpec(w WindowSpec) error {
 	switch {

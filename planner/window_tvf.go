@@ -5,7 +5,6 @@ import (
 
 	"github.com/braidflow/braid/expr"
 	"github.com/braidflow/braid/jobgraph"
-	"github.com/braidflow/braid/types"
 )
 
 // buildWindowTVF plans a window function as a relation, Flink's
@@ -113,70 +112,4 @@ func composeAll(es, exprs []*expr.Expr) []*expr.Expr {
 		out[i] = substitute(e, exprs)
 	}
 	return out
-}
-
-// windowProps are the window columns of a windowed relation, as Flink's
-// RelWindowProperties: the window function that made them, and where
-// window_start and window_end are in the relation's columns.
-type windowProps struct {
-	window     jobgraph.WindowSpec
-	start, end []bool
-	timeType   types.DataType
-}
-
-// windowPropsOf returns the window columns of n's output: of a window
-// function, of a window aggregate grouped by them, and through filters and
-// projections that pass them through; nil when n is not windowed.
-func windowPropsOf(n node) *windowProps {
-	switch n := n.(type) {
-	case *windowNode:
-		w := len(n.out)
-		p := &windowProps{window: n.window, start: make([]bool, w), end: make([]bool, w), timeType: n.out[w-1].Type}
-		p.start[w-3], p.end[w-2] = true, true
-		return p
-	case *filterNode:
-		return windowPropsOf(n.input)
-	case *projectNode:
-		in := windowPropsOf(n.input)
-		if in == nil {
-			return nil
-		}
-		return in.through(n.exprs)
-	case *aggNode:
-		a, w, ok, _ := windowAggBelow(n)
-		if !ok {
-			return nil
-		}
-		in := windowPropsOf(w)
-		p := in.through(a.keys)
-		if p == nil {
-			return nil
-		}
-		p.start = append(p.start, make([]bool, len(a.calls))...)
-		p.end = append(p.end, make([]bool, len(a.calls))...)
-		return p
-	}
-	return nil
-}
-
-// through returns the window columns of a projection exprs over p's
-// relation, or nil when the projection drops window_start or window_end.
-func (p *windowProps) through(exprs []*expr.Expr) *windowProps {
-	q := &windowProps{window: p.window, timeType: p.timeType, start: make([]bool, len(exprs)), end: make([]bool, len(exprs))}
-	hasStart, hasEnd := false, false
-	for i, e := range exprs {
-		if e.Op != expr.OpColumn {
-			continue
-		}
-		if p.start[e.Col] {
-			q.start[i], hasStart = true, true
-		}
-		if p.end[e.Col] {
-			q.end[i], hasEnd = true, true
-		}
-	}
-	if !hasStart || !hasEnd {
-		return nil
-	}
-	return q
 }
