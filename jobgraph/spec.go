@@ -46,6 +46,7 @@ var specKinds = struct {
 	KindReplicate:         func() Spec { return &ReplicateSpec{} },
 	KindExpand:            func() Spec { return &ExpandSpec{} },
 	KindSinkMaterialize:   func() Spec { return &SinkMaterializeSpec{} },
+	KindWindowTVF:         func() Spec { return &WindowTVFSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },

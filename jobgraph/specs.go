@@ -36,6 +36,7 @@ const (
 	KindBatchSort         = "batch_sort"         // BatchSortSpec
 	KindDeduplicate       = "deduplicate"        // DeduplicateSpec
 	KindUnnest            = "unnest"             // UnnestSpec
+	KindWindowTVF         = "window_tvf"         // WindowTVFSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -501,6 +502,25 @@ var _ Spec = (*WindowAggSpec)(nil)
 
 func (*WindowAggSpec) Kind() string { return KindWindowAggregate }
 func (*WindowAggSpec) Inputs() int  { return 1 }
+
+// WindowTVFSpec configures a windowing table-valued function (TUMBLE,
+// HOP, CUMULATE) as a relation, as Flink's WindowTableFunction operator
+// runs it: each input row is emitted once per window of Window that its
+// Rowtime column falls in (in the window assigner's order), followed by
+// window_start, window_end and window_time (window_end - 1 ms). It is
+// stateless and drops no late rows; a row with a NULL rowtime is dropped.
+// The output is InputSchema then the three window columns.
+type WindowTVFSpec struct {
+	InputSchema  types.Schema `json:"input_schema"`
+	Rowtime      int          `json:"rowtime"`
+	Window       WindowSpec   `json:"window"`
+	OutputSchema types.Schema `json:"output_schema"`
+}
+
+var _ Spec = (*WindowTVFSpec)(nil)
+
+func (*WindowTVFSpec) Kind() string { return KindWindowTVF }
+func (*WindowTVFSpec) Inputs() int  { return 1 }
 
 // OverAggSpec configures a rowtime OVER aggregation, as Flink's
 // OverAggregate: per partition (the Partition columns; none runs on one

@@ -449,3 +449,35 @@ func checkExpr(what string, e *expr.Expr, width int, required bool) error {
 	walk(e)
 	return bad
 }
+
+func (s *WindowTVFSpec) Validate() error {
+	if err := checkColumns("rowtime", []int{s.Rowtime}, s.InputSchema); err != nil {
+		return err
+	}
+	if !s.InputSchema[s.Rowtime].Type.IsTimestamp() {
+		return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.Rowtime, s.InputSchema[s.Rowtime].Type)
+	}
+	if want := len(s.InputSchema) + 3; len(s.OutputSchema) != want {
+		return fmt.Errorf("%d output columns for %d input columns and 3 window columns", len(s.OutputSchema), len(s.InputSchema))
+	}
+	return checkWindowSpec(s.Window)
+}
+
+// checkWindowSpec checks a window function's sizes.
+func checkWindowSpec(w WindowSpec) error {
+	switch {
+	case w.SizeMs <= 0:
+		return fmt.Errorf("window size %d ms is not positive", w.SizeMs)
+	case w.Kind == WindowTumble:
+	case w.Kind == WindowHop || w.Kind == WindowCumulate:
+		if w.StepMs <= 0 {
+			return fmt.Errorf("%s window step %d ms is not positive", w.Kind, w.StepMs)
+		}
+		if w.SizeMs%w.StepMs != 0 {
+			return fmt.Errorf("%s window size %d ms is not a multiple of its step %d ms", w.Kind, w.SizeMs, w.StepMs)
+		}
+	default:
+		return fmt.Errorf("unknown window kind %q (use %s, %s or %s)", w.Kind, WindowTumble, WindowHop, WindowCumulate)
+	}
+	return nil
+}

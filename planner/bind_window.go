@@ -13,11 +13,15 @@ import (
 
 // windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE,
 // SESSION) over a table: the table's columns, then window_start,
-// window_end and window_time. It only runs under an aggregate grouped by
-// window_start and window_end (a window aggregate).
+// window_end and window_time. Under an aggregate grouped by window_start
+// and window_end it is a window aggregate; anywhere else a relation
+// (buildWindowTVF).
 type windowNode struct {
 	pos   ast.Pos
 	input *scanNode
+	// where filters the table's rows: the conditions between the function
+	// and a window aggregate over it (windowAggBelow); nil for none.
+	where *expr.Expr
 	// timeCol is the table's rowtime column in input.
 	timeCol int
 	window  jobgraph.WindowSpec
@@ -153,6 +157,7 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	for _, f := range n.out {
 		sc.cols = append(sc.cols, scopeColumn{name: f.Name, typ: f.Type})
 	}
+	sc.markRowtime(n)
 	if t.Alias != nil {
 		if sc, err = applyAlias(sc, t.Alias); err != nil {
 			return nil, nil, err
@@ -223,7 +228,7 @@ func containsStr(s []string, v string) bool {
 // buildWindowAgg plans an aggregate over a window function, grouped by
 // window_start and window_end (and possibly window_time and other keys).
 func (ph *physical) buildWindowAgg(n *aggNode, w *windowNode) (*stream, error) {
-	return ph.windowAggregate(n, windowedInput{pos: w.pos, input: w.input, timeCol: w.timeCol,
+	return ph.windowAggregate(n, windowedInput{pos: w.pos, input: w.rows(), timeCol: w.timeCol,
 		window: w.window, partition: w.partition, proctime: w.proctime, tvf: true})
 }
 

@@ -164,6 +164,10 @@ func rowtimeOf(n node) int {
 	switch n := n.(type) {
 	case *scanNode:
 		return n.rowtime
+	case *windowNode:
+		// NB: a window function's window_time is its rowtime attribute;
+		// the table's time column becomes a plain timestamp.
+		return len(n.out) - 1
 	case *filterNode:
 		return rowtimeOf(n.input)
 	case *projectNode:

@@ -114,8 +114,10 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *unnestNode:
 		return ph.buildUnnest(n)
 	case *aggNode:
-		if w, ok := n.input.(*windowNode); ok {
-			return ph.buildWindowAgg(n, w)
+		if a, w, ok, err := windowAggBelow(n); err != nil {
+			return nil, err
+		} else if ok {
+			return ph.buildWindowAgg(a, w)
 		}
 		if n.window != nil {
 			return ph.buildGroupWindowAgg(n)
@@ -128,7 +130,7 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *sortNode:
 		return ph.buildSort(n)
 	case *windowNode:
-		return nil, unsupported(n.pos, "a window function other than directly under GROUP BY window_start, window_end (a window aggregate)")
+		return ph.buildWindowTVF(n)
 	}
 	return nil, fmt.Errorf("planner: no physical plan for %T", n)
 }
