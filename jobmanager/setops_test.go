@@ -116,7 +116,10 @@ func TestSetOpsAgainstOracle(t *testing.T) {
 	} {
 		sql := "SELECT k, COUNT(*) FROM l GROUP BY k " + tc.op + " SELECT k, COUNT(*) FROM r GROUP BY k;"
 		changes := run(t, s, sql).rows
-		if !strings.Contains(strings.Join(changes, " "), "-") {
+		// NB: INTERSECT of the per-key counts is empty for this data, and
+		// whether a transient match shows (and is retracted) depends on
+		// how the two inputs interleave; its final result is still checked.
+		if tc.op != "INTERSECT" && !strings.Contains(strings.Join(changes, " "), "-") {
 			t.Fatalf("%s: no retraction in %v; the case tests nothing", sql, changes)
 		}
 		got := materializeRows(t, changes)
