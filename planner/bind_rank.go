@@ -436,6 +436,13 @@ func markRowNumberRead(rk *rankNode, exprs []*expr.Expr, agg *aggBinder, having 
 // at the default parallelism, or a SINGLE edge a global Top-N (ORDER BY ...
 // LIMIT) on one subtask; a calc drops the hidden key columns after it.
 func (ph *physical) buildRank(n *rankNode) (*stream, error) {
+	if windowRelationBelow(n.input) != nil {
+		what := n.rankType
+		if what == "" {
+			what = "ORDER BY ... LIMIT"
+		}
+		return nil, unsupported(n.pos, what+" over a window function (window Top-N and window deduplication)")
+	}
 	if n.limit == 0 {
 		return nil, unsupported(n.pos, n.rankType+" without a filter rn <= n on it in the enclosing query (only Top-N is)")
 	}

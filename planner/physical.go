@@ -317,6 +317,11 @@ func joinBelow(n node) *joinNode {
 // keys, the residual and need (over the join's output) read. It returns the
 // join's stream and where each column of n's output landed in it.
 func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int, error) {
+	if windowRelationBelow(n.left) != nil && windowRelationBelow(n.right) != nil {
+		// NB: as a regular join it would emit before the windows close and
+		// keep late rows, which Flink's WindowJoin drops.
+		return nil, nil, unsupported(n.pos, "a join of two window functions (a window join)")
+	}
 	lw := len(n.left.schema())
 	var leftFilters, rightFilters, residual []*expr.Expr
 	var leftKeys, rightKeys []*expr.Expr

@@ -119,3 +119,20 @@ func composeAll(es, exprs []*expr.Expr) []*expr.Expr {
 	}
 	return out
 }
+
+// windowRelationBelow returns the window function n reads as a relation,
+// seen through filters and projections, or nil.
+func windowRelationBelow(n node) *windowNode {
+	for {
+		switch x := n.(type) {
+		case *windowNode:
+			return x
+		case *filterNode:
+			n = x.input
+		case *projectNode:
+			n = x.input
+		default:
+			return nil
+		}
+	}
+}
