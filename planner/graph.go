@@ -70,6 +70,9 @@ type graphBuilder struct {
 	// shared marks the vertices several pipelines read (see share):
 	// chaining onto one starts a vertex of its own instead.
 	shared map[int]bool
+	// tables names the catalog table each source and sink operator reads
+	// or writes, for EXPLAIN (see noteTable); it is not part of the graph.
+	tables map[*jobgraph.Operator]explainTable
 }
 
 func newGraphBuilder(name string, maxParallelism int) *graphBuilder {

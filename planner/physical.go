@@ -201,6 +201,7 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 	if s == nil {
 		s = ph.b.source(name, par, op(name, src), n.phys, sourceBounded(n, boundedScan))
 		ph.reuse.add(n.table, src, par, s.vertex)
+		ph.b.noteTable(s.vertex.Chain[0], n.table, n.phys)
 	}
 	if keys := upsertKeys(n.table, n.phys); keys != nil {
 		// A managed table with a primary key holds upserts: the latest row

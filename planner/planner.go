@@ -70,6 +70,10 @@ type Plan struct {
 	// Top-N (ORDER BY ... LIMIT), in which a client shows the final rows.
 	// Empty for other queries, and when a sort key is not a result column.
 	Order []ResultSortKey
+	// tables and batch are what Explain needs beyond the graph: the
+	// catalog tables of its sources and sinks, and the runtime mode.
+	tables map[*jobgraph.Operator]explainTable
+	batch  bool
 }
 
 // ResultSortKey is one ORDER BY key of a query's result, with its NULL
@@ -382,7 +386,9 @@ func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.
 		return nil, errorf(pos, "table %s: %v", qualified(target), err)
 	}
 	name := "Sink: " + target.Name
-	return ph.b.chain(s, s.vertex.Parallelism, op(name, sink), s.schema), nil
+	sinkOp := op(name, sink)
+	ph.b.noteTable(sinkOp, target, s.schema)
+	return ph.b.chain(s, s.vertex.Parallelism, sinkOp, s.schema), nil
 }
 
 func qualified(t *catalog.Table) string {
@@ -491,5 +497,5 @@ func (p *Planner) finish(ph *physical, s *stream, result types.Schema) (*Plan, e
 	if err := jobgraph.AssignUIDs(g); err != nil {
 		return nil, fmt.Errorf("planner: internal error: %w", err)
 	}
-	return &Plan{Graph: g, Result: result, Bounded: s.bounded}, nil
+	return &Plan{Graph: g, Result: result, Bounded: s.bounded, tables: ph.b.tables, batch: ph.batch}, nil
 }

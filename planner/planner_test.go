@@ -39,7 +39,9 @@ func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 
 // TestPlanner runs testdata/*.txt: "exec" creates tables and views and
 // sets session options (SET), "plan" prints the
-// job graph and result columns of a SELECT or INSERT, or the error.
+// job graph and result columns of a SELECT or INSERT, or the error, and
+// "explain" what EXPLAIN prints for it ("explain changelog": EXPLAIN
+// CHANGELOG_MODE).
 func TestPlanner(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		store := catalog.NewMemStore()
@@ -91,7 +93,7 @@ func TestPlanner(t *testing.T) {
 						t.Fatal(err)
 					}
 					fmt.Fprintf(&out, "%s\n", DescribeTable(tbl))
-				case "plan":
+				case "plan", "explain":
 					var plan *Plan
 					switch st := st.(type) {
 					case *ast.QueryStmt:
@@ -108,6 +110,13 @@ func TestPlanner(t *testing.T) {
 						continue
 					}
 					checkWireRoundTrip(t, plan.Graph)
+					checkExplain(t, plan)
+					if d.Cmd == "explain" {
+						// explain prints what EXPLAIN prints; with
+						// changelog, what EXPLAIN CHANGELOG_MODE does.
+						fmt.Fprintf(&out, "%s\n", Explain(plan, d.HasArg("changelog")))
+						continue
+					}
 					fmt.Fprintf(&out, "%s\nbounded: %v\n", ExplainGraph(plan.Graph), plan.Bounded)
 					if _, ok := st.(*ast.StatementSetStmt); ok {
 						fmt.Fprintf(&out, "job: %s\n", plan.Graph.Name)
@@ -132,6 +141,18 @@ func TestPlanner(t *testing.T) {
 			return out.String()
 		})
 	})
+}
+
+// checkExplain checks that EXPLAIN describes every operator of plan by its
+// spec: none falls back to its display name.
+func checkExplain(t *testing.T, plan *Plan) {
+	t.Helper()
+	x := newExplainer(plan)
+	for _, n := range x.nodes {
+		if n.undescribed {
+			t.Errorf("EXPLAIN does not describe operator %q (%s)", n.op.Name, n.op.Kind())
+		}
+	}
 }
 
 // checkWireRoundTrip checks that g's wire form decodes (FromProto
