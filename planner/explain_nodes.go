@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/braidflow/braid/catalog"
@@ -85,8 +86,16 @@ func (x *explainer) mode(n *explainNode) changelogMode {
 		// Rows entering the top are inserted, rows leaving it deleted.
 		return modeInsert | modeDelete
 	case *jobgraph.IntervalJoinSpec, *jobgraph.TemporalJoinSpec, *jobgraph.WindowAggSpec,
-		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec:
+		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec, *jobgraph.WindowTVFSpec:
 		return modeInsert
+	case *jobgraph.SinkMaterializeSpec:
+		// The latest row of a sink key as an upsert: no -U.
+		return modeInsert | modeUpdateAfter | modeDelete
+	case *jobgraph.DeduplicateSpec:
+		if !s.KeepLastRow && s.RowtimeCol < 0 {
+			return modeInsert
+		}
+		return modeInsert | modeUpdateBefore | modeUpdateAfter
 	}
 	if n.op.Spec.Inputs() == 0 {
 		return modeInsert
@@ -163,6 +172,28 @@ func (x *explainer) describe(n *explainNode) string {
 		return describeValues(s, n.names)
 	case *jobgraph.CollectSpec:
 		return "Collect(fields=[" + strings.Join(in, ", ") + "])"
+	case *jobgraph.ExpandSpec:
+		return describeExpand(s, in)
+	case *jobgraph.SinkMaterializeSpec:
+		text := "SinkMaterializer(pk=[" + strings.Join(namesAt(in, s.Keys), ", ") + "]"
+		if len(s.UpsertKey) > 0 {
+			text += ", upsertKey=[" + strings.Join(namesAt(in, s.UpsertKey), ", ") + "]"
+		}
+		return text + ")"
+	case *jobgraph.DeduplicateSpec:
+		keep, order := "FirstRow", "PROCTIME"
+		if s.KeepLastRow {
+			keep = "LastRow"
+		}
+		if s.RowtimeCol >= 0 {
+			order = "ROWTIME"
+		}
+		return fmt.Sprintf("Deduplicate(keep=[%s], key=[%s], order=[%s])", keep, strings.Join(namesAt(in, s.Keys), ", "), order)
+	case *jobgraph.UnnestSpec:
+		return fmt.Sprintf("Correlate(invocation=[UNNEST(%s)], joinType=[%s], select=[%s])",
+			explainExpr(s.Collection, in), map[bool]string{false: "INNER", true: "LEFT"}[s.Outer], strings.Join(n.names, ", "))
+	case *jobgraph.WindowTVFSpec:
+		return fmt.Sprintf("WindowTableFunction(window=[%s], timeCol=[%s], select=[%s])", describeWindow(s.Window), nameAt(in, s.Rowtime), strings.Join(n.names, ", "))
 	}
 	// A connector whose table the planner did not record: its display
 	// name is all there is.
@@ -396,4 +427,23 @@ func describeValues(s *jobgraph.ValuesSpec, names []string) string {
 		rows = append(rows, "{ "+strings.Join(vals, ", ")+" }")
 	}
 	return fmt.Sprintf("Values(tuples=[[%s]], values=[%s])", strings.Join(rows, ", "), strings.Join(names, ", "))
+}
+
+// describeExpand writes an Expand as Flink does: one projection per
+// grouping set, its absent keys null, then the set's $e.
+func describeExpand(s *jobgraph.ExpandSpec, in []string) string {
+	var sets []string
+	for i, set := range s.Sets {
+		cols := make([]string, 0, len(in)+1)
+		for c := range s.Schema {
+			name := nameAt(in, c)
+			if slices.Contains(set, c) {
+				name = "null AS " + name
+			}
+			cols = append(cols, name)
+		}
+		cols = append(cols, fmt.Sprintf("%d AS $e", i))
+		sets = append(sets, "{"+strings.Join(cols, ", ")+"}")
+	}
+	return "Expand(projects=[" + strings.Join(sets, ", ") + "])"
 }

@@ -70,6 +70,18 @@ func (n *explainNode) warning() string {
 		}
 		return fmt.Sprintf("Rank(partitionBy=[%s], orderBy=[%s], rankEnd=%d) keeps %s forever: Braid's Rank has no state TTL (table.exec.state.ttl does not apply to it).",
 			strings.Join(namesAt(in, s.Partition), ", "), sortKeysText(s.OrderBy, in), s.Limit, what)
+	case *jobgraph.SinkMaterializeSpec:
+		if s.TTLMs > 0 {
+			return ""
+		}
+		return fmt.Sprintf("SinkMaterializer(pk=[%s]) keeps every live row of every sink key forever: set 'table.exec.state.ttl'.",
+			strings.Join(namesAt(in, s.Keys), ", "))
+	case *jobgraph.DeduplicateSpec:
+		if s.TTLMs > 0 {
+			return ""
+		}
+		return fmt.Sprintf("Deduplicate(key=[%s]) keeps a row for every key forever: set 'table.exec.state.ttl'.",
+			strings.Join(namesAt(in, s.Keys), ", "))
 	case *jobgraph.NormalizeSpec:
 		return fmt.Sprintf("ChangelogNormalize(key=[%s]) keeps the last row of every key forever: Braid's ChangelogNormalize has no state TTL (table.exec.state.ttl does not apply to it).",
 			strings.Join(namesAt(in, s.Keys), ", "))
