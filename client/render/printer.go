@@ -58,12 +58,17 @@ func (p *Printer) Status(_ int, msg, jobID string) {
 
 // Schema starts rendering a result.
 // An insert-only result of a statement such as SHOW prints as a table once
-// complete when the format is tableau, as Flink's client prints it.
-// TIMESTAMP_LTZ values show in the session's zone unless Loc is set.
+// complete when the format is tableau, as Flink's client prints it; one
+// that is text (EXPLAIN, SHOW CREATE TABLE: see IsRawText) prints as it
+// is. TIMESTAMP_LTZ values show in the session's zone unless Loc is set.
 func (p *Printer) Schema(_ int, res client.ResultInfo) {
 	loc := p.Loc
 	if loc == nil {
 		loc = res.Location
+	}
+	if p.Format == FormatTableau && IsRawText(res) {
+		p.cur = NewRaw(p.Out)
+		return
 	}
 	if !res.Changelog && p.Format == FormatTableau {
 		t := NewTable(p.Out, res.Columns, loc, 0)

@@ -523,3 +523,37 @@ Received a total of 2 rows
 		t.Errorf("got:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+// TestRawText: a statement's one STRING column "result" (EXPLAIN) prints
+// as plain text in tableau format and keeps its header in tsv; a query's
+// column of that name (it has a job) still prints as a table.
+func TestRawText(t *testing.T) {
+	plan := "== Optimized Execution Plan ==\nCollect(fields=[a])\n+- TableSourceScan(table=[[default_catalog, default_database, t]], fields=[a])"
+	cols := []client.ResultColumn{{Name: "result", Type: types.String}}
+	show := func(f Format, res client.ResultInfo) string {
+		var out bytes.Buffer
+		p := &Printer{Format: f, Out: &out}
+		p.Schema(0, res)
+		b := makeBatch(t, cols, []row{{types.Insert, []any{plan}}})
+		p.Batch(0, b)
+		p.End(0, "FINISHED")
+		if err := p.Err(); err != nil {
+			t.Fatal(err)
+		}
+		return out.String()
+	}
+	if got := show(FormatTableau, client.ResultInfo{Columns: cols}); got != plan+"\n" {
+		t.Errorf("tableau:\n%s", got)
+	}
+	if got := show(FormatTSV, client.ResultInfo{Columns: cols}); got != "result\n"+plan+"\n" {
+		t.Errorf("tsv:\n%s", got)
+	}
+	if got := show(FormatTableau, client.ResultInfo{Columns: cols, JobID: "job-1"}); !strings.HasPrefix(got, "+---") {
+		t.Errorf("a query's result column printed as text:\n%s", got)
+	}
+	two := []client.ResultColumn{{Name: "result", Type: types.String}, {Name: "x", Type: types.String}}
+	if IsRawText(client.ResultInfo{Columns: two}) || IsRawText(client.ResultInfo{Columns: cols, Changelog: true}) ||
+		!IsRawText(client.ResultInfo{Columns: cols}) {
+		t.Error("IsRawText")
+	}
+}
