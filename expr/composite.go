@@ -392,6 +392,7 @@ func elementKernel(e *Expr, at []types.DataType) (kernel, error) {
 				setElem(out, i, vals[0])
 			default:
 				if ec.isActive(i) {
+					//lint:ignore ST1005 Flink's message, verbatim
 					return nil, types.WithClass(fmt.Errorf("expr: ELEMENT: Array has more than one element."), types.ClassUser)
 				}
 			}

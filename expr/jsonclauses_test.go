@@ -525,7 +525,7 @@ func TestJSONConstructorValues(t *testing.T) {
 		{lit(1e20, types.Double), "1.0E+20"},
 		{lit(1e-5, types.Double), "0.000010"},
 		{lit(100.0, types.Double), "100.0"},
-		{lit(-0.0, types.Double), "0.0"},
+		{lit(math.Copysign(0, -1), types.Double), "0.0"},
 		{lit(float64(float32(1.1)), types.Float), "1.100000023841858"},
 		{dec("0.0000001"), "1E-7"},
 		{dec("1.50"), "1.50"},

@@ -337,12 +337,14 @@ func jsonValueKernel(e *Expr, _ []types.DataType) (kernel, error) {
 				case r.val == nil || !r.strict && !r.val.scalar():
 					switch onEmpty {
 					case "ERROR":
+						//lint:ignore ST1005 Flink's message, verbatim
 						return false, jsonFail("JSON_VALUE", errors.New("Empty result of JSON_VALUE function is not allowed"))
 					case "DEFAULT":
 						return copyRow(out, args[4], i), nil
 					}
 					return false, nil
 				case !r.val.scalar():
+					//lint:ignore ST1005 Flink's message, verbatim
 					fail = fmt.Errorf("Strict jsonpath mode requires scalar value, and the actual value is: ''%s''", r.val.javaString())
 				default:
 					ok, cerr := jsonConvert(r.val, t, out, i, lim)
@@ -581,8 +583,10 @@ func jsonQueryKernel(e *Expr, _ []types.DataType) (kernel, error) {
 		}
 		switch {
 		case v == nil || !r.strict && v.scalar():
+			//lint:ignore ST1005 Flink's message, verbatim
 			return behave(onEmpty, errors.New("Empty result of JSON_QUERY function is not allowed"))
 		case v.scalar():
+			//lint:ignore ST1005 Flink's message, verbatim
 			return behave(onError, fmt.Errorf("Strict jsonpath mode requires array or object value, and the actual value is: ''%s''", v.javaString()))
 		}
 		b := v.appendJSON(nil)
@@ -678,6 +682,7 @@ func appendJSONArg(b []byte, t types.DataType, raw bool, v *vec, i int) ([]byte,
 		f := v.f64[i]
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			s := types.FormatJavaDouble(f)
+			//lint:ignore ST1005 Flink's message, verbatim
 			return nil, fmt.Errorf("Character %c is neither a decimal digit number, decimal point, nor \"e\" notation exponential mark.", strings.TrimPrefix(s, "-")[0])
 		}
 		s, err := bigDecimalString(types.FormatJavaDouble(f))

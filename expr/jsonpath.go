@@ -122,6 +122,7 @@ func compileJSONPath(spec string) *jsonPath {
 	}
 	jp.settle()
 	if jp.err == errJSONInvalidPath {
+		//lint:ignore ST1005 Flink's message, verbatim
 		jp.err = fmt.Errorf("Illegal jsonpath spec ''%s'', format of the spec should be: ''<lax|strict> $'{'expr'}'''", spec)
 	}
 	return jp
@@ -771,6 +772,7 @@ func jsonEvalPath(doc *jnode, docErr error, jp *jsonPath) jsonPathResult {
 	}
 	r.val, r.err = jp.read(doc, jp.strict)
 	if r.err == nil && r.strict && r.val == nil {
+		//lint:ignore ST1005 Flink's message, verbatim
 		r.err = errors.New("Strict jsonpath mode requires a non empty returned value, but is null")
 	}
 	return r

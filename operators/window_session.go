@@ -71,7 +71,6 @@ type SessionWindowAgg struct {
 	firing   []firingGroup
 	replay   []*types.RowBuilder // per view: its values as columns
 	trueCol  *array.Boolean
-	merged   []*session
 	spare    []*session
 	viewStep []int
 
