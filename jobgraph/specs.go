@@ -185,6 +185,10 @@ func (*TemporalJoinSpec) Inputs() int  { return 2 }
 type NormalizeSpec struct {
 	Schema types.Schema `json:"schema"`
 	Keys   []int        `json:"keys"`
+	// TTLMs drops a key's row that long (processing time) after its last
+	// write; with a TTL an unchanged row is emitted again as -U/+U, as
+	// Flink's does, to keep downstream state alive.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
 var _ Spec = (*NormalizeSpec)(nil)
@@ -352,6 +356,10 @@ type RankSpec struct {
 	// input ends; then it emits, as +I, each partition's rows whose rank
 	// is at most Limit (all rows tied at a rank for RANK and DENSE_RANK).
 	EmitAtEnd bool `json:"emit_at_end,omitempty"`
+	// TTLMs drops a stored row that long (processing time) after it was
+	// written, as Flink's Top-N state TTL does: an expired row leaves the
+	// partition without a retraction.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
 // The ranking functions of RankSpec.RankType besides ROW_NUMBER.

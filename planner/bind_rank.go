@@ -469,6 +469,8 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	rankType := "ROW_NUMBER"
 	if atEnd {
 		spec.RankType, rankType = n.rankType, n.rankType
+	} else if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+		return nil, err
 	}
 	strategy := "AppendFastStrategy"
 	if spec.InputRetracts {

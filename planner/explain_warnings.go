@@ -68,7 +68,10 @@ func (n *explainNode) warning() string {
 		default:
 			return "" // the top rows only
 		}
-		return fmt.Sprintf("Rank(partitionBy=[%s], orderBy=[%s], rankEnd=%d) keeps %s forever: Braid's Rank has no state TTL (table.exec.state.ttl does not apply to it).",
+		if s.TTLMs > 0 || s.EmitAtEnd {
+			return ""
+		}
+		return fmt.Sprintf("Rank(partitionBy=[%s], orderBy=[%s], rankEnd=%d) keeps %s forever: set 'table.exec.state.ttl'.",
 			strings.Join(namesAt(in, s.Partition), ", "), sortKeysText(s.OrderBy, in), s.Limit, what)
 	case *jobgraph.SinkMaterializeSpec:
 		if s.TTLMs > 0 {
@@ -83,7 +86,10 @@ func (n *explainNode) warning() string {
 		return fmt.Sprintf("Deduplicate(key=[%s]) keeps a row for every key forever: set 'table.exec.state.ttl'.",
 			strings.Join(namesAt(in, s.Keys), ", "))
 	case *jobgraph.NormalizeSpec:
-		return fmt.Sprintf("ChangelogNormalize(key=[%s]) keeps the last row of every key forever: Braid's ChangelogNormalize has no state TTL (table.exec.state.ttl does not apply to it).",
+		if s.TTLMs > 0 {
+			return ""
+		}
+		return fmt.Sprintf("ChangelogNormalize(key=[%s]) keeps the last row of every key forever: set 'table.exec.state.ttl'.",
 			strings.Join(namesAt(in, s.Keys), ", "))
 	case *jobgraph.OverAggSpec:
 		if len(s.Partition) == 0 {

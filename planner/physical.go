@@ -208,6 +208,9 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		// of each key wins. Normalizing them by key yields the changelog
 		// with retractions the rest of the plan expects.
 		spec := jobgraph.NormalizeSpec{Schema: n.phys, Keys: keys}
+		if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+			return nil, err
+		}
 		v := ph.b.vertex("ChangelogNormalize", ph.parallelism, 1, op("ChangelogNormalize", &spec))
 		ph.b.edge(s.vertex, v, 0, types.PartitionHash, keys)
 		keyNames := make([]string, len(keys))
