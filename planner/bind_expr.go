@@ -20,6 +20,9 @@ var aggregates = map[string]bool{
 
 // bindExpr types an expression against the columns of sc.
 func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
+	if i, ok := sc.pieces[e]; ok {
+		return expr.Column(i, sc.cols[i].typ), nil
+	}
 	switch e := e.(type) {
 	case *ast.Literal:
 		return bindLiteral(e)

@@ -226,14 +226,23 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		}
 	}
 	var having *expr.Expr
-	if s.Having != nil {
+	plainHaving, havingSubs := splitHaving(s.Having)
+	if plainHaving != nil {
 		var err error
-		if having, err = bindExpr(isc, s.Having); err != nil {
+		if having, err = bindExpr(isc, plainHaving); err != nil {
 			return nil, err
 		}
 		if having.Type.Kind != types.KindBoolean {
-			return nil, errorf(s.Having.Position(), "HAVING must be a BOOLEAN expression, got %s", having.Type)
+			return nil, errorf(plainHaving.Position(), "HAVING must be a BOOLEAN expression, got %s", having.Type)
 		}
+	}
+	visible := len(exprs)
+	var hs *havingSubqueries
+	if len(havingSubs) > 0 {
+		if hs, err = b.bindHavingPieces(isc, sc, havingSubs); err != nil {
+			return nil, err
+		}
+		exprs, srcs = append(exprs, hs.exprs...), append(srcs, hs.srcs...)
 	}
 	if rk := rowNumberBelow(in); rk != nil {
 		read := exprs
@@ -247,11 +256,16 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		markRowNumberRead(rk, read, agg, having)
 	}
 	names = uniquify(names)
+	if hs != nil {
+		for _, c := range hs.cols {
+			names = append(names, c.name)
+		}
+	}
 	out := make(types.Schema, len(exprs))
 	for i, e := range exprs {
 		out[i] = types.Field{Name: names[i], Type: e.Type}
 	}
-	aggregated := len(s.GroupBy) > 0 || having != nil || len(agg.calls) > 0
+	aggregated := len(s.GroupBy) > 0 || s.Having != nil || len(agg.calls) > 0
 	if len(over.aggs.calls) > 0 {
 		if aggregated {
 			return nil, unsupported(over.pos, "an OVER aggregate in a SELECT with GROUP BY or aggregates (aggregate in a subquery, then apply OVER to it)")
@@ -267,6 +281,11 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if aggregated {
 		if n, err = bindGroupBy(s, in, sc, agg, exprs, srcs, out, having, aggTTL.ttl); err != nil {
 			return nil, err
+		}
+		if hs != nil {
+			if n, err = b.applyHaving(hs, n, visible); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if s.Distinct {

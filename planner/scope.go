@@ -40,6 +40,9 @@ type scope struct {
 	// subquery of a SELECT to the column holding its value.
 	outer   *scope
 	scalars map[*ast.Subquery]int
+	// pieces maps parts of a HAVING conjunct that holds a subquery to the
+	// aggregate's hidden column computing them (bind_having.go).
+	pieces map[ast.Expr]int
 }
 
 // markRowtime marks the column of sc that is n's rowtime attribute, if
