@@ -98,7 +98,14 @@ func (s *KafkaSource) Open(ctx *operators.Context) error {
 // Run implements operators.Source. The Kafka client it creates is closed
 // before it returns.
 func (s *KafkaSource) Run(ctx context.Context, out operators.Collector) error {
-	dec := &jsonRecords{dec: newJSONDecoder(s.spec.Schema, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors), batch: max(s.batch, 1)}
+	value := s.spec.Schema
+	var meta *recordMetadata
+	if s.spec.Metadata != nil {
+		meta = newRecordMetadata(s.spec.Schema, s.spec.Metadata)
+		defer meta.release()
+		value = meta.value
+	}
+	dec := &jsonRecords{dec: newJSONDecoder(value, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors), batch: max(s.batch, 1), meta: meta}
 	defer dec.dec.Release()
 	return s.log.run(ctx, out, dec)
 }
@@ -150,16 +157,21 @@ func minKey(m map[int64]map[int32]int64) int64 {
 }
 
 // jsonRecords decodes JSON record values into batches of up to batch
-// rows.
+// rows, with the record's metadata when meta is set.
 type jsonRecords struct {
 	dec   *jsonDecoder
 	batch int
+	meta  *recordMetadata
 }
 
 func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
-	if _, err := j.dec.Decode(r.Value); err != nil {
+	added, err := j.dec.Decode(r.Value)
+	if err != nil {
 		return false, types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
 			r.Topic, r.Partition, r.Offset, err), types.ClassUser)
+	}
+	if added && j.meta != nil {
+		j.meta.add(r)
 	}
 	return j.dec.Rows() >= j.batch, nil
 }
@@ -168,6 +180,9 @@ func (j *jsonRecords) flush(out operators.Collector) error {
 	b, ok := j.dec.Flush()
 	if !ok {
 		return nil
+	}
+	if j.meta != nil {
+		b = j.meta.merge(b)
 	}
 	defer b.Release()
 	return out.Emit(b)

@@ -616,6 +616,10 @@ type KafkaSourceSpec struct {
 	Topic   string       `json:"topic"`
 	Brokers []string     `json:"brokers"`
 	Schema  types.Schema `json:"schema"`
+	// Metadata, when set, has one entry per column of Schema: the
+	// metadata key (see ReadableMetadata) the column holds, in the key's
+	// type, or "" for a field of the record value.
+	Metadata []string `json:"metadata,omitempty"`
 	// StartupMode is one of the KafkaStart constants; StartupTimestampMs
 	// goes with KafkaStartTimestamp.
 	StartupMode        string `json:"startup_mode"`

@@ -362,6 +362,23 @@ func (s *KafkaSourceSpec) Validate() error {
 	if len(s.Brokers) == 0 {
 		return errors.New("no brokers")
 	}
+	if s.Metadata != nil {
+		if len(s.Metadata) != len(s.Schema) {
+			return fmt.Errorf("%d metadata entries for %d columns", len(s.Metadata), len(s.Schema))
+		}
+		for i, m := range s.Metadata {
+			if m == "" {
+				continue
+			}
+			k, ok := LookupMetadata("kafka", m)
+			if !ok {
+				return fmt.Errorf("column %d: unknown metadata key %q", i, m)
+			}
+			if !s.Schema[i].Type.Equal(k.Type) {
+				return fmt.Errorf("column %d: metadata %q is %v, not %v", i, m, k.Type, s.Schema[i].Type)
+			}
+		}
+	}
 	switch s.StartupMode {
 	case KafkaStartEarliest, KafkaStartLatest, KafkaStartTimestamp:
 		return nil

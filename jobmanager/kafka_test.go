@@ -116,3 +116,60 @@ GROUP BY window_start, window_end;`, false, r)
 	qcancel()
 	<-done
 }
+
+// TestKafkaMetadataColumns: METADATA columns read each record's partition,
+// offset and timestamp (here the rowtime, with a watermark on it, and a
+// window over it), and a table whose metadata column is not VIRTUAL cannot
+// be written yet.
+func TestKafkaMetadataColumns(t *testing.T) {
+	cl, c := startSQLCluster(t, "")
+	defer cl.Close()
+	defer c.Close()
+	brokers := cl.JobManager().Brokers()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	kc, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer kc.Close()
+	if _, err := kadm.NewClient(kc).CreateTopic(ctx, 2, -1, nil, "pings"); err != nil {
+		t.Fatal(err)
+	}
+	base := time.Date(2025, 5, 1, 10, 0, 0, 0, time.UTC)
+	for i, r := range []struct {
+		p   int32
+		sec int
+	}{{0, 1}, {1, 2}, {0, 12}, {1, 25}} {
+		if err := kc.ProduceSync(ctx, &kgo.Record{Topic: "pings", Partition: r.p, Timestamp: base.Add(time.Duration(r.sec) * time.Second),
+			Value: []byte(fmt.Sprintf(`{"id":%d}`, i))}).FirstErr(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := openSession(t, c)
+	run(t, s, fmt.Sprintf(`SET 'table.local-time-zone' = 'UTC';
+CREATE TABLE pings (
+  id INT,
+  part INT METADATA FROM 'partition' VIRTUAL,
+  off BIGINT METADATA FROM 'offset' VIRTUAL,
+  ts TIMESTAMP_LTZ(3) METADATA FROM 'timestamp',
+  WATERMARK FOR ts AS ts
+) WITH ('connector' = 'kafka', 'topic' = 'pings', 'properties.bootstrap.servers' = '%s',
+  'format' = 'json', 'scan.bounded.mode' = 'latest-offset');`, strings.Join(brokers, ",")))
+	equal(t, "select", run(t, s, "SELECT id, part, off, ts FROM pings;").sorted(), []string{
+		"+I[0, 0, 0, 2025-05-01 10:00:01.000]",
+		"+I[1, 1, 0, 2025-05-01 10:00:02.000]",
+		"+I[2, 0, 1, 2025-05-01 10:00:12.000]",
+		"+I[3, 1, 1, 2025-05-01 10:00:25.000]",
+	})
+	equal(t, "window", run(t, s, `SELECT window_start, COUNT(*) FROM TABLE(TUMBLE(TABLE pings, DESCRIPTOR(ts), INTERVAL '10' SECOND))
+GROUP BY window_start, window_end;`).sorted(), []string{
+		"+I[2025-05-01 10:00:00.000, 2]",
+		"+I[2025-05-01 10:00:10.000, 1]",
+		"+I[2025-05-01 10:00:20.000, 1]",
+	})
+	err = s.Execute(context.Background(), `INSERT INTO pings SELECT 9, TO_TIMESTAMP_LTZ(0, 3);`, false, newRows())
+	if err == nil || !strings.Contains(err.Error(), "writing the METADATA column ts of default_catalog.default_database.pings") {
+		t.Errorf("insert into a table with a persisted METADATA column: %v", err)
+	}
+}
