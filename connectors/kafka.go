@@ -42,7 +42,7 @@ func kafkaSourceColumns(t *catalog.Table) (types.Schema, []string, error) {
 		case c.Computed():
 			continue
 		case c.Metadata != "":
-			k, ok := jobgraph.LookupMetadata(ConnectorKafka, c.Metadata)
+			k, ok := jobgraph.LookupMetadata(t.Connector(), c.Metadata)
 			if !ok {
 				return nil, nil, fmt.Errorf("table %s: METADATA column %s reads '%s', which the kafka connector does not offer", tableName(t), c.Name, c.Metadata)
 			}
@@ -194,7 +194,7 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	}
 
 	if len(t.PrimaryKey) > 0 {
-		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the 'json' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (upsert-kafka is not supported yet)", name)
+		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the 'json' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (use 'upsert-kafka' for a keyed changelog)", name)
 	}
 	for _, f := range sink.Schema {
 		if !jsonSupports(f.Type) {

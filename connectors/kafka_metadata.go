@@ -10,25 +10,20 @@ import (
 )
 
 // recordMetadata builds the METADATA columns of a kafka source (see
-// jobgraph.ReadableMetadata): per record whose value made a row, the
-// record's topic, partition, headers, leader epoch, offset, timestamp or
-// timestamp type, in the key's type. merge puts them among the value's
-// columns in the table's order.
+// jobgraph.ReadableMetadata): per record that made a row, the record's
+// topic, partition, headers, leader epoch, offset, timestamp or timestamp
+// type, in the key's type.
 type recordMetadata struct {
-	schema types.Schema // every column the source emits
-	keys   []string     // per column, its metadata key or ""
-	value  types.Schema // the columns read from the record value
+	keys []string // per column, its metadata key or ""
 	// builders has a builder per metadata column, in column order.
 	builders []array.Builder
-	arrow    *arrow.Schema
 	headers  types.DataType
 }
 
 func newRecordMetadata(schema types.Schema, keys []string) *recordMetadata {
-	m := &recordMetadata{schema: schema, keys: keys, arrow: schema.ArrowSchema()}
+	m := &recordMetadata{keys: keys}
 	for i, k := range keys {
 		if k == "" {
-			m.value = append(m.value, schema[i])
 			continue
 		}
 		if k == "headers" {
@@ -100,25 +95,14 @@ func timestampType(r *kgo.Record) string {
 	return "NoTimestampType"
 }
 
-// merge returns the batch of value columns b with the metadata columns of
-// its rows placed among them, and releases b.
-func (m *recordMetadata) merge(b types.Batch) types.Batch {
-	defer b.Release()
-	value := b.Rec.Columns()[:b.NumCols()]
-	cols := make([]arrow.Array, 0, len(m.schema))
-	v, mb := 0, 0
-	for _, k := range m.keys {
-		if k == "" {
-			cols = append(cols, value[v])
-			v++
-			continue
-		}
-		a := m.builders[mb].NewArray()
-		defer a.Release()
-		cols = append(cols, a)
-		mb++
+// arrays returns the metadata columns of the rows added since the last
+// call, in column order.
+func (m *recordMetadata) arrays() []arrow.Array {
+	out := make([]arrow.Array, len(m.builders))
+	for i, b := range m.builders {
+		out[i] = b.NewArray()
 	}
-	return types.NewBatch(m.arrow, cols, b.Kinds())
+	return out
 }
 
 func (m *recordMetadata) release() {

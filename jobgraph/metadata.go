@@ -25,7 +25,7 @@ var kafkaMetadata = []MetadataKey{
 // ReadableMetadata returns the metadata keys a connector's source offers to
 // METADATA columns, or nil when it offers none.
 func ReadableMetadata(connector string) []MetadataKey {
-	if connector == "kafka" {
+	if connector == "kafka" || connector == "upsert-kafka" {
 		return kafkaMetadata
 	}
 	return nil

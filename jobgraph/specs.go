@@ -620,6 +620,16 @@ type KafkaSourceSpec struct {
 	// metadata key (see ReadableMetadata) the column holds, in the key's
 	// type, or "" for a field of the record value.
 	Metadata []string `json:"metadata,omitempty"`
+	// Upsert reads the topic as upsert-kafka does: each record's key holds
+	// the KeyFields columns (a JSON object of their names without
+	// KeyPrefix), a record is an upsert of its key (+U), and one with no
+	// value a delete of it (-D). With ValueExceptKey the value holds the
+	// other columns; otherwise it holds every column, and a delete's key
+	// columns are read from its key.
+	Upsert         bool   `json:"upsert,omitempty"`
+	KeyFields      []int  `json:"key_fields,omitempty"`
+	KeyPrefix      string `json:"key_prefix,omitempty"`
+	ValueExceptKey bool   `json:"value_except_key,omitempty"`
 	// StartupMode is one of the KafkaStart constants; StartupTimestampMs
 	// goes with KafkaStartTimestamp.
 	StartupMode        string `json:"startup_mode"`
@@ -647,6 +657,14 @@ type KafkaSinkSpec struct {
 	Topic   string       `json:"topic"`
 	Brokers []string     `json:"brokers"`
 	Schema  types.Schema `json:"schema"`
+	// Upsert writes as upsert-kafka does: each record keyed by the
+	// KeyFields columns (a JSON object of their names without KeyPrefix),
+	// +I and +U rows as upserts, -D rows as tombstones (no value), -U rows
+	// not at all. ValueExceptKey leaves the key columns out of the value.
+	Upsert         bool   `json:"upsert,omitempty"`
+	KeyFields      []int  `json:"key_fields,omitempty"`
+	KeyPrefix      string `json:"key_prefix,omitempty"`
+	ValueExceptKey bool   `json:"value_except_key,omitempty"`
 	// RoundRobin spreads records over partitions in turn; otherwise the
 	// client's default (sticky) partitioner places them.
 	RoundRobin bool `json:"round_robin,omitempty"`

@@ -379,11 +379,30 @@ func (s *KafkaSourceSpec) Validate() error {
 			}
 		}
 	}
+	if err := checkKeyFields(s.Upsert, s.KeyFields, len(s.Schema)); err != nil {
+		return err
+	}
 	switch s.StartupMode {
 	case KafkaStartEarliest, KafkaStartLatest, KafkaStartTimestamp:
 		return nil
 	}
 	return fmt.Errorf("unknown startup mode %q", s.StartupMode)
+}
+
+// checkKeyFields checks the key columns of an upsert-kafka source or sink
+// over n columns.
+func checkKeyFields(upsert bool, keys []int, n int) error {
+	if upsert && len(keys) == 0 {
+		return errors.New("upsert without key columns")
+	}
+	seen := map[int]bool{}
+	for _, k := range keys {
+		if k < 0 || k >= n || seen[k] {
+			return fmt.Errorf("key column %d is out of range or repeated", k)
+		}
+		seen[k] = true
+	}
+	return nil
 }
 
 func (s *KafkaSinkSpec) Validate() error {
@@ -392,6 +411,9 @@ func (s *KafkaSinkSpec) Validate() error {
 	}
 	if len(s.Brokers) == 0 {
 		return errors.New("no brokers")
+	}
+	if err := checkKeyFields(s.Upsert, s.KeyFields, len(s.Schema)); err != nil {
+		return err
 	}
 	switch s.Guarantee {
 	case "", KafkaDeliveryNone, KafkaDeliveryAtLeastOnce:
