@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/types"
 )
 
 // timeAttrs are the time attributes of a relation: the columns of its
@@ -13,7 +14,8 @@ import (
 // As in Flink (RelTimeIndicatorConverter), a time attribute stays one while
 // it is only forwarded: through filters, projections that pass the column
 // on unchanged (renamed or not), views, common table expressions and
-// subqueries in FROM, and OVER aggregates. An expression over it (CAST,
+// subqueries in FROM, OVER aggregates, and UNION ALL when every input has
+// it in that column. An expression over it (CAST,
 // arithmetic, a CASE) is a plain timestamp, and so is every column of a
 // regular join's or a group aggregate's output. A window function's
 // window_time is a time attribute of its output, the function's time
@@ -82,6 +84,16 @@ func timeKindOf(n node, col int) timeKind {
 		case isProctimeCall(e):
 			return proctimeAttr
 		}
+	case *unionNode:
+		// A column of UNION ALL is a time attribute when it is one of the
+		// same kind in every input.
+		k := timeKindOf(n.inputs[0], col)
+		for _, in := range n.inputs[1:] {
+			if timeKindOf(in, col) != k {
+				return notTime
+			}
+		}
+		return k
 	case *windowNode:
 		// NB: the table's time column becomes a plain timestamp.
 		if col != len(n.out)-1 {
@@ -150,4 +162,17 @@ func timeAttribute(n node, col int) string {
 		return "PROCTIME"
 	}
 	return ""
+}
+
+// timeTypeString is t as Flink prints a type in plans: without its
+// nullability, and with *ROWTIME* or *PROCTIME* for a time attribute.
+func timeTypeString(t types.DataType, k timeKind) string {
+	s := t.WithNullable(true).String()
+	switch k {
+	case rowtimeAttr:
+		s += " *ROWTIME*"
+	case proctimeAttr:
+		s += " *PROCTIME*"
+	}
+	return s
 }
