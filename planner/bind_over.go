@@ -168,7 +168,6 @@ func (o *overBinder) bindWindow(pos ast.Pos, spec *ast.WindowSpec) (*overWindow,
 	case proctimeAttr:
 		return nil, unsupported(ord.Pos, "an OVER window ordered by a processing-time attribute")
 	case notTime:
-		//lint:ignore ST1005 Flink's message, verbatim
 		return nil, errorf(ord.Pos, "OVER windows' ordering in stream mode must be defined on a time attribute.")
 	}
 	w.rowtime, w.orderName = e.Col, ord.Expr.String()

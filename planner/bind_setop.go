@@ -50,7 +50,6 @@ func (b *binder) bindSetOp(s *ast.SetOp) (node, error) {
 	for i := range ls {
 		if lk, rk := timeKindOf(l, i), timeKindOf(r, i); lk != rk {
 			// Flink's RelTimeIndicatorConverter.validateType.
-			//lint:ignore ST1005 Flink's message, verbatim
 			return nil, errorf(s.Pos, "Union fields with time attributes requires same types, but the types are %s and %s.",
 				timeTypeString(rs[i].Type, rk), timeTypeString(ls[i].Type, lk))
 		}

@@ -148,10 +148,6 @@ func isProctimeCall(e *expr.Expr) bool {
 // attribute, or -1 (see timeAttrs).
 func rowtimeOf(n node) int { return timeAttrsOf(n).rowtime }
 
-// proctimeOf returns the column of n's output that is its processing-time
-// attribute, or -1 (see timeAttrs).
-func proctimeOf(n node) int { return timeAttrsOf(n).proctime }
-
 // timeAttribute is "ROWTIME" when column col of n is a rowtime
 // attribute, "PROCTIME" when it is a processing-time attribute, else "".
 func timeAttribute(n node, col int) string {
