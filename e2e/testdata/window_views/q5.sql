@@ -31,7 +31,8 @@ SELECT bid.auction AS auction, bid.bidder AS bidder, bid.price AS price,
     bid.channel AS channel, bid.url AS url, dateTime, bid.extra AS extra
 FROM nexmark WHERE event_type = 2;
 -- Events in event-time order, so that no row is late whatever the
--- watermark's timing.
+-- watermark's timing, in two INSERTs (a savepoint goes between them in
+-- TestWindowViewSavepointRescale).
 INSERT INTO nexmark VALUES
     (0, ROW(1000, 'Peter Smith', 'peter@nexmark.com', '1111 2222 3333 4444', 'Boise', 'ID', TIMESTAMP '2025-05-01 10:00:00', ''), NULL, NULL),
     (2, NULL, NULL, ROW(1001, 2001, 100, 'Google', 'https://www.nexmark.com/item.htm?query=1', TIMESTAMP '2025-05-01 10:00:01', '')),
@@ -40,7 +41,8 @@ INSERT INTO nexmark VALUES
     (2, NULL, NULL, ROW(1002, 2001, 300, 'Google', 'https://www.nexmark.com/item.htm?query=1', TIMESTAMP '2025-05-01 10:00:04', '')),
     (1, NULL, ROW(1002, 'desk', 'an oak desk', 100, 500, TIMESTAMP '2025-05-01 10:00:05', TIMESTAMP '2025-05-01 11:00:00', 1001, 11, ''), NULL),
     (0, ROW(1001, 'Kate Jones', 'kate@nexmark.com', '5555 6666 7777 8888', 'Bend', 'OR', TIMESTAMP '2025-05-01 10:00:06', ''), NULL, NULL),
-    (2, NULL, NULL, ROW(1001, 2001, 120, 'Baidu', 'https://www.nexmark.com/item.htm?query=1', TIMESTAMP '2025-05-01 10:00:08', '')),
+    (2, NULL, NULL, ROW(1001, 2001, 120, 'Baidu', 'https://www.nexmark.com/item.htm?query=1', TIMESTAMP '2025-05-01 10:00:08', ''));
+INSERT INTO nexmark VALUES
     (2, NULL, NULL, ROW(1002, 2003, 50, 'channel-7', 'https://www.nexmark.com/item.htm?query=1', TIMESTAMP '2025-05-01 10:00:12', '')),
     (0, ROW(1002, 'Luke White', 'luke@nexmark.com', '1234 5678 9012 3456', 'Kent', 'WA', TIMESTAMP '2025-05-01 10:00:14', ''), NULL, NULL),
     (2, NULL, NULL, ROW(1002, 2002, 400, 'Apple', 'https://www.nexmark.com/item.htm?query=1', TIMESTAMP '2025-05-01 10:00:15', '')),
