@@ -159,25 +159,36 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 
 // bindWindowData binds the DATA argument of the window function fn: TABLE
 // name, where name is a table, a view or a common table expression, or a
-// subquery in parentheses, as Flink accepts. It returns the relation, its
-// scope, and the TABLE argument (nil for a subquery).
+// subquery in parentheses, either with a PARTITION BY for SESSION, as
+// Flink (Calcite's grammar) accepts. It returns the relation, its scope,
+// and the table argument (nil for a subquery without PARTITION BY).
 func (b *binder) bindWindowData(fn string, a ast.Expr) (node, *scope, *ast.TableArg, error) {
 	switch a := a.(type) {
 	case *ast.TableArg:
 		if len(a.PartitionBy) > 0 && fn != jobgraph.WindowSession {
 			return nil, nil, nil, unsupported(a.Pos, "PARTITION BY in "+fn)
 		}
+		if a.Query != nil {
+			in, sc, err := b.bindWindowQuery(a.Query)
+			return in, sc, a, err
+		}
 		in, sc, err := b.bindTableName(&ast.TableName{Pos: a.Pos, Name: a.Name})
 		return in, sc, a, err
 	case *ast.Subquery:
-		in, err := b.bindQuery(a.Query)
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		sc, err := relationScope(in, nil, "", nil)
+		in, sc, err := b.bindWindowQuery(a.Query)
 		return in, sc, nil, err
 	}
 	return nil, nil, nil, errorf(a.Position(), "the DATA argument of %s must be TABLE name or a subquery in parentheses", fn)
+}
+
+// bindWindowQuery binds a subquery given as a window function's data.
+func (b *binder) bindWindowQuery(q *ast.Query) (node, *scope, error) {
+	in, err := b.bindQuery(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := relationScope(in, nil, "", nil)
+	return in, sc, err
 }
 
 // sessionPartition resolves SESSION's PARTITION BY: columns of the table,

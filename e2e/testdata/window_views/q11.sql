@@ -1,6 +1,7 @@
 -- Nexmark q11 over the bid view: each bidder's sessions of bids at most
 -- 10 seconds apart, as Flink's q11 writes it (a legacy SESSION group
--- window) and with the SESSION window function.
+-- window) and with the SESSION window function over the view and over a
+-- subquery partitioned by bidder.
 -- compare: final
 SET 'parallelism.default' = '2';
 CREATE TABLE nexmark (
@@ -57,4 +58,8 @@ GROUP BY B.bidder, SESSION(B.dateTime, INTERVAL '10' SECOND)
 UNION ALL
 SELECT 'window function' AS how, bidder, COUNT(*) AS bid_count, window_start, window_end
 FROM TABLE(SESSION(TABLE bid PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
+GROUP BY bidder, window_start, window_end
+UNION ALL
+SELECT 'subquery' AS how, bidder, COUNT(*) AS bid_count, window_start, window_end
+FROM TABLE(SESSION((SELECT bidder, dateTime FROM bid) PARTITION BY bidder, DESCRIPTOR(dateTime), INTERVAL '10' SECOND))
 GROUP BY bidder, window_start, window_end;
