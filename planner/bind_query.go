@@ -192,7 +192,7 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	// are bound; any makes the query an aggregation.
 	agg := &aggBinder{width: len(sc.cols)}
 	isc := sc.withAggs(agg)
-	over := &overBinder{aggs: aggBinder{width: len(sc.cols)}, windows: s.Windows, sc: sc, rowtime: rowtimeOf(in)}
+	over := &overBinder{aggs: aggBinder{width: len(sc.cols)}, windows: s.Windows, sc: sc, in: in}
 	isc.over = over
 	var exprs []*expr.Expr
 	var srcs []ast.Expr

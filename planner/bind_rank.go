@@ -289,28 +289,6 @@ func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
 	return rk, nil
 }
 
-// timeAttribute is "ROWTIME" when column col of n is its rowtime (the
-// WATERMARK FOR column, through filters and projections that pass it on
-// unchanged), "PROCTIME" when it is a PROCTIME() computed column, else "".
-func timeAttribute(n node, col int) string {
-	switch n := n.(type) {
-	case *scanNode:
-		switch {
-		case col == n.rowtime:
-			return "ROWTIME"
-		case col < len(n.table.Columns) && n.table.Columns[col].Proctime():
-			return "PROCTIME"
-		}
-	case *filterNode:
-		return timeAttribute(n.input, col)
-	case *projectNode:
-		if e := n.exprs[col]; e.Op == expr.OpColumn {
-			return timeAttribute(n.input, e.Col)
-		}
-	}
-	return ""
-}
-
 // constantRowNumber reports whether the row number can only be 1 (rn = 1):
 // Flink's RankNumberColumnRemoveRule then makes it a literal after the
 // rank, which does not output it.

@@ -45,11 +45,19 @@ type scope struct {
 	pieces map[ast.Expr]int
 }
 
-// markRowtime marks the column of sc that is n's rowtime attribute, if
-// any (see rowtimeOf); sc holds n's columns in order.
+// markRowtime marks the columns of sc that are rowtime attributes of n
+// (see timeAttrs); sc holds n's columns in order.
 func (s *scope) markRowtime(n node) *scope {
-	if r := rowtimeOf(n); r >= 0 && r < len(s.cols) {
-		s.cols[r].rowtime = true
+	if a, ok := n.(*aggNode); ok {
+		if r := aggTimeAttrs(a).rowtime; r >= 0 && r < len(s.cols) {
+			s.cols[r].rowtime = true
+		}
+		return s
+	}
+	for c := range s.cols {
+		if timeKindOf(n, c) == rowtimeAttr {
+			s.cols[c].rowtime = true
+		}
 	}
 	return s
 }
