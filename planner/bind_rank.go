@@ -290,8 +290,10 @@ func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
 }
 
 // timeAttribute is "ROWTIME" when column col of n is its rowtime (the
-// WATERMARK FOR column, through filters and projections that pass it on
-// unchanged), "PROCTIME" when it is a PROCTIME() computed column, else "".
+// WATERMARK FOR column, through filters, projections and window functions
+// that pass it on unchanged, or a window function's window_time),
+// "PROCTIME" when it is a PROCTIME() computed column (or the window_time
+// of a processing-time window function), else "".
 func timeAttribute(n node, col int) string {
 	switch n := n.(type) {
 	case *scanNode:
@@ -300,6 +302,17 @@ func timeAttribute(n node, col int) string {
 			return "ROWTIME"
 		case col < len(n.table.Columns) && n.table.Columns[col].Proctime():
 			return "PROCTIME"
+		}
+	case *windowNode:
+		// The table's time attribute keeps its kind through the window
+		// function; window_time is the window's time attribute.
+		switch nIn := len(n.input.out); {
+		case col < nIn:
+			return timeAttribute(n.input, col)
+		case col == nIn+2 && n.proctime:
+			return "PROCTIME"
+		case col == nIn+2:
+			return "ROWTIME"
 		}
 	case *filterNode:
 		return timeAttribute(n.input, col)
@@ -436,6 +449,10 @@ func markRowNumberRead(rk *rankNode, exprs []*expr.Expr, agg *aggBinder, having 
 // at the default parallelism, or a SINGLE edge a global Top-N (ORDER BY ...
 // LIMIT) on one subtask; a calc drops the hidden key columns after it.
 func (ph *physical) buildRank(n *rankNode) (*stream, error) {
+	batchRank := ph.batch && (n.rankType == "RANK" || n.rankType == "DENSE_RANK")
+	if p := windowRankInput(n); p != nil && !batchRank {
+		return ph.buildWindowRank(n, p)
+	}
 	if windowRelationBelow(n.input) != nil {
 		what := n.rankType
 		if what == "" {

@@ -86,6 +86,7 @@ func (x *explainer) mode(n *explainNode) changelogMode {
 		// Rows entering the top are inserted, rows leaving it deleted.
 		return modeInsert | modeDelete
 	case *jobgraph.IntervalJoinSpec, *jobgraph.TemporalJoinSpec, *jobgraph.WindowAggSpec,
+		*jobgraph.WindowRankSpec, *jobgraph.WindowDeduplicateSpec,
 		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec, *jobgraph.WindowTVFSpec:
 		return modeInsert
 	case *jobgraph.SinkMaterializeSpec:
@@ -160,6 +161,10 @@ func (x *explainer) describe(n *explainNode) string {
 		}
 		return fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s])",
 			strategy, s.Limit, strings.Join(namesAt(in, s.Partition), ", "), sortKeysText(s.OrderBy, in), strings.Join(n.names, ", "))
+	case *jobgraph.WindowRankSpec:
+		return describeWindowRank(s, in, n.names)
+	case *jobgraph.WindowDeduplicateSpec:
+		return describeWindowDedup(s, in)
 	case *jobgraph.BatchSortSpec:
 		return fmt.Sprintf("BatchSort(orderBy=[%s], offset=[%d], fetch=[%s])", sortKeysText(s.OrderBy, in), s.Offset, fetch(s.Limit))
 	case *jobgraph.WatermarkAssignerSpec:
