@@ -29,7 +29,8 @@ func init() {
 // WindowRank is Flink's WindowRank (and, configured by
 // NewWindowDeduplicate, its WindowDeduplicate): a Top-N per (partition key,
 // window) over an insert-only input that carries each row's window in its
-// window_end column. A row whose window_end - 1 is at or behind the
+// window_end column (and, for SESSION windows, which may end together
+// with different starts, its window_start column too). A row whose window_end - 1 is at or behind the
 // watermark is dropped as late. Other rows are kept, per (key,
 // window_end), in sort-key order, ties in arrival order (a newcomer goes
 // after the rows it ties with, as Flink's TopNBuffer appends it; for a
@@ -55,6 +56,11 @@ type WindowRank struct {
 	inSchema  types.Schema
 	outSchema types.Schema
 	partition []int
+	// keys are the columns of the state key: the partition, then for
+	// SESSION windows window_start, since sessions of different starts may
+	// end together. Rows are routed, and their key group taken, by the
+	// partition alone.
+	keys      []int
 	limit     int64
 	rankNum   bool
 	winEnd    int
@@ -76,8 +82,9 @@ type WindowRank struct {
 	keyEnc  *types.RowEncoder
 	rowEnc  *types.RowEncoder
 	sortEnc *sortKeyEncoder
-	keyCols []arrow.Array
-	hashes  []uint64
+	keyCols  []arrow.Array
+	hashCols []arrow.Array
+	hashes   []uint64
 	keyBuf  []byte
 	rowBuf  []byte
 	sortBuf []byte
@@ -110,8 +117,12 @@ func NewWindowRank(spec jobgraph.WindowRankSpec) (*WindowRank, error) {
 			return nil, err
 		}
 	}
+	keys := spec.Partition
+	if spec.Window.Kind == jobgraph.WindowSession {
+		keys = append(append([]int{}, keys...), spec.WindowStart)
+	}
 	return &WindowRank{inSchema: spec.InputSchema, outSchema: spec.OutputSchema(), partition: spec.Partition,
-		limit: spec.Limit, rankNum: spec.OutputRankNumber, winEnd: spec.WindowEnd,
+		keys: keys, limit: spec.Limit, rankNum: spec.OutputRankNumber, winEnd: spec.WindowEnd,
 		sortEnc: newSortKeyEncoder(spec.OrderBy), what: "Window rank"}, nil
 }
 
@@ -133,12 +144,13 @@ func (r *WindowRank) Open(ctx *Context) error {
 	if err := r.restoreWindows(); err != nil {
 		return err
 	}
-	ks := make(types.Schema, len(r.partition))
-	for i, c := range r.partition {
+	ks := make(types.Schema, len(r.keys))
+	for i, c := range r.keys {
 		ks[i] = r.inSchema[c]
 	}
 	r.keyEnc = types.NewRowEncoder(ks)
 	r.keyCols = make([]arrow.Array, len(ks))
+	r.hashCols = make([]arrow.Array, len(r.partition))
 	r.rowEnc = types.NewRowEncoder(r.inSchema)
 	r.schema = r.outSchema.ArrowSchema()
 	r.rb = types.NewRowBuilder(nil, r.inSchema)
@@ -182,14 +194,17 @@ func (r *WindowRank) Process(_ int, b types.Batch, _ Collector) error {
 		return nil
 	}
 	cols := b.Rec.Columns()[:b.NumCols()]
-	for i, c := range r.partition {
+	for i, c := range r.keys {
 		r.keyCols[i] = cols[c]
+	}
+	for i, c := range r.partition {
+		r.hashCols[i] = cols[c]
 	}
 	if cap(r.hashes) < n {
 		r.hashes = make([]uint64, n)
 	}
 	r.hashes = r.hashes[:n]
-	types.HashColumns(r.keyCols, r.hashes)
+	types.HashColumns(r.hashCols, r.hashes)
 	ends := cols[r.winEnd].(*array.Timestamp)
 	kinds := b.Kinds()
 	for i := 0; i < n; i++ {

@@ -278,6 +278,34 @@ func TestWindowRankExample(t *testing.T) {
 	}
 }
 
+// TestWindowRankSessions: two sessions that end together but start apart
+// are two windows, ranked apart.
+func TestWindowRankSessions(t *testing.T) {
+	spec := wrRankSpec(1, true, nil)
+	spec.Window = jobgraph.WindowSpec{Kind: jobgraph.WindowSession, GapMs: 5}
+	op, err := NewWindowRank(spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	openOp(t, op, 0)
+	out := &winCollector{}
+	b := wrBatch(
+		wrRow{k: 1, x: 5, id: 1, ts: 1, ws: 0, we: 10},
+		wrRow{k: 2, x: 7, id: 2, ts: 4, ws: 4, we: 10},
+		wrRow{k: 1, x: 6, id: 3, ts: 2, ws: 0, we: 10},
+	)
+	defer b.Release()
+	if err := op.Process(0, b, out); err != nil {
+		t.Fatal(err)
+	}
+	if err := op.ProcessWatermark(MaxWatermark, out); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := out.take(), "+I[1 6 3 2 0 10 1] +I[2 7 2 4 4 10 1] wm max"; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}
+
 // TestWindowRankRefusesRetractions: the input must be insert-only, as
 // Flink's TopNRecordsCombiner requires.
 func TestWindowRankRefusesRetractions(t *testing.T) {

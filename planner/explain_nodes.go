@@ -339,6 +339,8 @@ func windowText(w jobgraph.WindowSpec, timeCol string) string {
 		return fmt.Sprintf("HOP(time_col=[%s], size=[%s], slide=[%s])", timeCol, durationText(w.SizeMs), durationText(w.StepMs))
 	case jobgraph.WindowCumulate:
 		return fmt.Sprintf("CUMULATE(time_col=[%s], max_size=[%s], step=[%s])", timeCol, durationText(w.SizeMs), durationText(w.StepMs))
+	case jobgraph.WindowSession:
+		return fmt.Sprintf("SESSION(time_col=[%s], gap=[%s])", timeCol, durationText(w.GapMs))
 	}
 	return fmt.Sprintf("TUMBLE(time_col=[%s], size=[%s])", timeCol, durationText(w.SizeMs))
 }
