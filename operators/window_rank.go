@@ -60,10 +60,10 @@ type WindowRank struct {
 	// SESSION windows window_start, since sessions of different starts may
 	// end together. Rows are routed, and their key group taken, by the
 	// partition alone.
-	keys      []int
-	limit     int64
-	rankNum   bool
-	winEnd    int
+	keys    []int
+	limit   int64
+	rankNum bool
+	winEnd  int
 	// newWinsTies puts a newcomer before the rows it ties with (keep-last
 	// deduplication).
 	newWinsTies bool
@@ -79,19 +79,19 @@ type WindowRank struct {
 	ends []int64 // the ends of the windows in flight, ascending
 	open map[int64]*openWindow
 
-	keyEnc  *types.RowEncoder
-	rowEnc  *types.RowEncoder
-	sortEnc *sortKeyEncoder
+	keyEnc   *types.RowEncoder
+	rowEnc   *types.RowEncoder
+	sortEnc  *sortKeyEncoder
 	keyCols  []arrow.Array
 	hashCols []arrow.Array
 	hashes   []uint64
-	keyBuf  []byte
-	rowBuf  []byte
-	sortBuf []byte
-	valBuf  []byte
-	idxBuf  []byte
-	endBuf  []byte
-	firing  []firingGroup
+	keyBuf   []byte
+	rowBuf   []byte
+	sortBuf  []byte
+	valBuf   []byte
+	idxBuf   []byte
+	endBuf   []byte
+	firing   []firingGroup
 
 	schema *arrow.Schema
 	rb     *types.RowBuilder
