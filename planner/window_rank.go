@@ -123,7 +123,6 @@ func windowRankInput(n *rankNode) *windowProps {
 func (ph *physical) buildWindowRank(n *rankNode, p *windowProps) (*stream, error) {
 	switch n.rankType {
 	case "RANK", "DENSE_RANK":
-		//lint:ignore ST1005 Flink's message, verbatim
 		return nil, errorf(n.pos, "%s() function is not supported on Window TopN currently, only ROW_NUMBER() is supported.", n.rankType)
 	}
 	if n.limit == 0 {
@@ -139,10 +138,8 @@ func (ph *physical) buildWindowRank(n *rankNode, p *windowProps) (*stream, error
 	dedup := n.constantRowNumber() && orderTime != ""
 	switch {
 	case dedup && p.proctime:
-		//lint:ignore ST1005 Flink's message, verbatim
 		return nil, errorf(n.pos, "Processing time Window Deduplication is not supported yet.")
 	case p.proctime:
-		//lint:ignore ST1005 Flink's message, verbatim
 		return nil, errorf(n.pos, "Processing time Window TopN is not supported yet.")
 	case dedup && orderTime == "PROCTIME":
 		return nil, unsupported(n.pos, "window deduplication ordered by a processing-time attribute")
