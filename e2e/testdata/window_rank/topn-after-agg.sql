@@ -3,6 +3,8 @@
 -- insert-only, each window's rows written when it closes, so it goes into
 -- an append-only table. The late bid at 08:04 is dropped by the window
 -- aggregate.
+-- The input comes in two INSERTs, so that the savepoint test can stop
+-- between them with windows open.
 -- compare: final
 SET 'parallelism.default' = '2';
 SET 'braid.exec.source.batch-size' = '1';
@@ -27,7 +29,8 @@ INSERT INTO bid VALUES
     (TIMESTAMP '2020-04-15 08:07:00', 2.00, 'G', 'supplier1'),
     (TIMESTAMP '2020-04-15 08:08:00', 2.00, 'B', 'supplier3'),
     (TIMESTAMP '2020-04-15 08:09:00', 5.00, 'D', 'supplier4'),
-    (TIMESTAMP '2020-04-15 08:11:00', 2.00, 'B', 'supplier3'),
+    (TIMESTAMP '2020-04-15 08:11:00', 2.00, 'B', 'supplier3');
+INSERT INTO bid VALUES
     (TIMESTAMP '2020-04-15 08:13:00', 1.00, 'E', 'supplier1'),
     (TIMESTAMP '2020-04-15 08:15:00', 3.00, 'H', 'supplier2'),
     (TIMESTAMP '2020-04-15 08:17:00', 6.00, 'F', 'supplier5'),

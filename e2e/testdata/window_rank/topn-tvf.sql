@@ -3,6 +3,8 @@
 -- price ranked by arrival. With one-row batches the watermark rises after
 -- every row: the bid at 08:04 arrives after the one at 08:17 (watermark
 -- 08:16:59), when its window has fired, and is dropped as late.
+-- The input comes in two INSERTs, so that the savepoint test can stop
+-- between them with windows open.
 -- compare: final
 SET 'parallelism.default' = '2';
 SET 'braid.exec.source.batch-size' = '1';
@@ -19,7 +21,8 @@ INSERT INTO bid VALUES
     (TIMESTAMP '2020-04-15 08:07:00', 2.00, 'G', 'supplier1'),
     (TIMESTAMP '2020-04-15 08:08:00', 2.00, 'B', 'supplier3'),
     (TIMESTAMP '2020-04-15 08:09:00', 5.00, 'D', 'supplier4'),
-    (TIMESTAMP '2020-04-15 08:11:00', 2.00, 'B', 'supplier3'),
+    (TIMESTAMP '2020-04-15 08:11:00', 2.00, 'B', 'supplier3');
+INSERT INTO bid VALUES
     (TIMESTAMP '2020-04-15 08:13:00', 1.00, 'E', 'supplier1'),
     (TIMESTAMP '2020-04-15 08:15:00', 3.00, 'H', 'supplier2'),
     (TIMESTAMP '2020-04-15 08:17:00', 6.00, 'F', 'supplier5'),
