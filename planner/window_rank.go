@@ -165,6 +165,19 @@ func (ph *physical) buildWindowRank(n *rankNode, p *windowProps) (*stream, error
 	for i := range order {
 		order[i].Col = visible(order[i].Col)
 	}
+	// When every key is a selected column the hidden copies are dropped
+	// before the shuffle (the calc merges into the one that made them).
+	hidden := start >= n.keep || end >= n.keep
+	for _, c := range rest {
+		hidden = hidden || c >= n.keep
+	}
+	for _, k := range order {
+		hidden = hidden || k.Col >= n.keep
+	}
+	if !hidden && n.keep < len(in.schema) {
+		vis := append(types.Schema{}, in.schema[:n.keep]...)
+		in = ph.calc(in, nil, identity(vis), vis)
+	}
 	var spec jobgraph.Spec
 	name := "WindowRank"
 	if dedup {
