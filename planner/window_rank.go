@@ -11,9 +11,9 @@ import (
 
 // windowProps are the window columns of a node's output, as Flink's
 // FlinkRelMdWindowProperties tracks them: the columns holding window_start,
-// window_end and window_time of a window function or of a window
-// aggregate (its GROUP BY window_start, window_end), through filters and
-// projections that pass them on unchanged.
+// window_end and window_time of a window function, of a window aggregate
+// (its GROUP BY window_start, window_end) or of a window Top-N over them,
+// through filters and projections that pass them on unchanged.
 type windowProps struct {
 	start, end, time map[int]bool
 	window           jobgraph.WindowSpec
@@ -54,6 +54,18 @@ func windowPropsOf(n node) *windowProps {
 			if k.Op == expr.OpColumn {
 				p.start[i], p.end[i], p.time[i] = k.Col == nIn, k.Col == nIn+1, k.Col == nIn+2
 			}
+		}
+		return p.orNil()
+	case *rankNode:
+		// A window Top-N's output keeps its input's window columns (its
+		// first keep columns are the input's).
+		in := windowRankInput(n)
+		if in == nil || n.rankType != "ROW_NUMBER" {
+			return nil
+		}
+		p := &windowProps{start: map[int]bool{}, end: map[int]bool{}, time: map[int]bool{}, window: in.window, proctime: in.proctime}
+		for c := 0; c < n.keep; c++ {
+			p.start[c], p.end[c], p.time[c] = in.start[c], in.end[c], in.time[c]
 		}
 		return p.orNil()
 	}
