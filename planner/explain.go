@@ -214,6 +214,10 @@ func (x *explainer) outputSchema(n *explainNode) types.Schema {
 	case *jobgraph.OverAggSpec:
 		return s.OutputSchema
 	case *jobgraph.RankSpec:
+		return s.OutputSchema()
+	case *jobgraph.WindowRankSpec:
+		return s.OutputSchema()
+	case *jobgraph.WindowDeduplicateSpec:
 		return s.InputSchema
 	case *jobgraph.BatchSortSpec:
 		return s.InputSchema
