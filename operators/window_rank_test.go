@@ -347,17 +347,23 @@ func TestRestoreWindowRank(t *testing.T) {
 	})
 }
 
-// BenchmarkWindowRank: the top 3 of 1000 keys per 10 ms tumbling window,
-// 4096-row batches, a watermark after each batch (one window fires per
-// batch). It reports the bytes of state per (key, window) at the end of a
-// batch: the three kept rows and the timer index row.
+// BenchmarkWindowRank: the top 3 (or the last row) of 1000 keys per 10 ms
+// tumbling window, 4096-row batches, a watermark after each batch. In the
+// "batch" variants every batch is one window, which fires after it (about
+// 4 rows per key and window); in the "wide" ones, timed as
+// BenchmarkWindowAgg, a window spans 2.5 batches (about 10 rows per key
+// and window). It reports the bytes of state cache per (key, window)
+// after the first batch: the kept rows and the timer index row.
 func BenchmarkWindowRank(b *testing.B) {
+	top3 := func() (*WindowRank, error) { return NewWindowRank(wrRankSpec(3, false, []int{0})) }
+	dedup := func() (*WindowRank, error) { return NewWindowDeduplicate(wrDedupSpec(true)) }
 	for _, c := range []struct {
 		name  string
 		build func() (*WindowRank, error)
+		wide  bool
 	}{
-		{"top3", func() (*WindowRank, error) { return NewWindowRank(wrRankSpec(3, false, []int{0})) }},
-		{"dedup", func() (*WindowRank, error) { return NewWindowDeduplicate(wrDedupSpec(true)) }},
+		{"top3/batch", top3, false}, {"dedup/batch", dedup, false},
+		{"top3/wide", top3, true}, {"dedup/wide", dedup, true},
 	} {
 		b.Run(c.name, func(b *testing.B) {
 			op, err := c.build()
@@ -372,7 +378,11 @@ func BenchmarkWindowRank(b *testing.B) {
 			for n := 0; n < b.N; n++ {
 				for i := range rows {
 					ts := int64(n*10 + i%10)
-					rows[i] = wrRow{k: int64(i % 1000), x: int64(i * 7919 % 4096), id: int64(i), ts: ts, ws: int64(n * 10), we: int64(n*10 + 10)}
+					if c.wide {
+						ts = int64(n*4 + i/1024)
+					}
+					ws := ts - ts%10
+					rows[i] = wrRow{k: int64(i % 1000), x: int64(i * 7919 % 4096), id: int64(i), ts: ts, ws: ws, we: ws + 10}
 				}
 				batch := wrBatch(rows...)
 				if err := op.Process(0, batch, out); err != nil {
@@ -382,7 +392,11 @@ func BenchmarkWindowRank(b *testing.B) {
 				if n == 0 {
 					stateBytes = op.StateStats().CacheBytes
 				}
-				if err := op.ProcessWatermark(int64(n*10+9), out); err != nil {
+				wm := int64(n*10 + 9)
+				if c.wide {
+					wm = int64(n*4 + 3)
+				}
+				if err := op.ProcessWatermark(wm, out); err != nil {
 					b.Fatal(err)
 				}
 			}
