@@ -179,14 +179,14 @@ func (ph *physical) buildWindowRank(n *rankNode, p *windowProps) (*stream, error
 	}
 	// When every key is a selected column the hidden copies are dropped
 	// before the shuffle (the calc merges into the one that made them).
-	hidden := start >= n.keep || end >= n.keep
+	needHidden := start >= n.keep || end >= n.keep
 	for _, c := range rest {
-		hidden = hidden || c >= n.keep
+		needHidden = needHidden || c >= n.keep
 	}
 	for _, k := range order {
-		hidden = hidden || k.Col >= n.keep
+		needHidden = needHidden || k.Col >= n.keep
 	}
-	if !hidden && n.keep < len(in.schema) {
+	if !needHidden && n.keep < len(in.schema) {
 		vis := append(types.Schema{}, in.schema[:n.keep]...)
 		in = ph.calc(in, nil, identity(vis), vis)
 	}
