@@ -37,6 +37,8 @@ const (
 	KindDeduplicate       = "deduplicate"        // DeduplicateSpec
 	KindUnnest            = "unnest"             // UnnestSpec
 	KindWindowTVF         = "window_tvf"         // WindowTVFSpec
+	KindWindowRank        = "window_rank"        // WindowRankSpec
+	KindWindowDedup       = "window_deduplicate" // WindowDeduplicateSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -415,6 +417,68 @@ var _ Spec = (*DeduplicateSpec)(nil)
 
 func (*DeduplicateSpec) Kind() string { return KindDeduplicate }
 func (*DeduplicateSpec) Inputs() int  { return 1 }
+
+// WindowRankSpec configures Flink's WindowRank: a Top-N (ROW_NUMBER,
+// rankStart=1, rankEnd=Limit) per (Partition key, window), over an
+// insert-only input that carries its window in the columns WindowStart and
+// WindowEnd (a window function's or a window aggregate's). Rows are
+// buffered per (key, window_end), ordered by OrderBy with ties in arrival
+// order; when the watermark reaches window_end - 1 the window's first
+// Limit rows are emitted as +I, in rank order, and its state is dropped. A
+// row whose window has fired is dropped as late. The output rows are the
+// input rows, with the row number after them when OutputRankNumber is set.
+// Window only names the window in plans. With no Partition it runs on one
+// subtask.
+type WindowRankSpec struct {
+	InputSchema      types.Schema `json:"input_schema"`
+	Partition        []int        `json:"partition,omitempty"`
+	OrderBy          []SortKey    `json:"order_by"`
+	Limit            int64        `json:"limit"`
+	OutputRankNumber bool         `json:"output_rank_number,omitempty"`
+	WindowStart      int          `json:"window_start"`
+	WindowEnd        int          `json:"window_end"`
+	Window           WindowSpec   `json:"window"`
+}
+
+// OutputSchema is the window rank's output: the input columns, then the
+// row number when OutputRankNumber is set.
+func (s *WindowRankSpec) OutputSchema() types.Schema {
+	out := append(types.Schema{}, s.InputSchema...)
+	if s.OutputRankNumber {
+		out = append(out, types.Field{Name: RankNumberColumn, Type: types.BigInt.WithNullable(false)})
+	}
+	return out
+}
+
+var _ Spec = (*WindowRankSpec)(nil)
+
+func (*WindowRankSpec) Kind() string { return KindWindowRank }
+func (*WindowRankSpec) Inputs() int  { return 1 }
+
+// WindowDeduplicateSpec configures Flink's WindowDeduplicate: ROW_NUMBER()
+// OVER (PARTITION BY window_start, window_end, Keys ORDER BY a rowtime)
+// filtered by rn = 1, over an insert-only input that carries its window in
+// the columns WindowStart and WindowEnd. Per (key, window) it keeps one
+// row: the one with the smallest RowtimeCol value (KeepLastRow false, the
+// earlier arrival winning a tie) or the greatest (KeepLastRow, the later
+// arrival winning a tie), and emits it as +I when the watermark reaches
+// window_end - 1. A row whose window has fired is dropped as late. The
+// output rows are the input rows. Window only names the window in plans.
+// With no Keys it runs on one subtask.
+type WindowDeduplicateSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys,omitempty"`
+	KeepLastRow bool         `json:"keep_last_row,omitempty"`
+	RowtimeCol  int          `json:"rowtime_col"`
+	WindowStart int          `json:"window_start"`
+	WindowEnd   int          `json:"window_end"`
+	Window      WindowSpec   `json:"window"`
+}
+
+var _ Spec = (*WindowDeduplicateSpec)(nil)
+
+func (*WindowDeduplicateSpec) Kind() string { return KindWindowDedup }
+func (*WindowDeduplicateSpec) Inputs() int  { return 1 }
 
 // BatchSortSpec configures the end of a batch-mode query
 // (execution.runtime-mode = batch): it applies its input changelog to the

@@ -312,6 +312,51 @@ func (s *DeduplicateSpec) Validate() error {
 	return nil
 }
 
+func (s *WindowRankSpec) Validate() error {
+	if s.Limit < 1 {
+		return fmt.Errorf("limit %d is not positive", s.Limit)
+	}
+	if len(s.OrderBy) == 0 {
+		return errors.New("no ORDER BY key")
+	}
+	if err := checkColumns("partition", s.Partition, s.InputSchema); err != nil {
+		return err
+	}
+	for _, k := range s.OrderBy {
+		if err := checkColumns("sort", []int{k.Col}, s.InputSchema); err != nil {
+			return err
+		}
+	}
+	return checkWindowColumns(s.WindowStart, s.WindowEnd, s.InputSchema)
+}
+
+func (s *WindowDeduplicateSpec) Validate() error {
+	if err := checkColumns("key", s.Keys, s.InputSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("rowtime", []int{s.RowtimeCol}, s.InputSchema); err != nil {
+		return err
+	}
+	if k := s.InputSchema[s.RowtimeCol].Type.Kind; k != types.KindTimestamp && k != types.KindTimestampLTZ {
+		return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.RowtimeCol, s.InputSchema[s.RowtimeCol].Type)
+	}
+	return checkWindowColumns(s.WindowStart, s.WindowEnd, s.InputSchema)
+}
+
+// checkWindowColumns checks the window_start and window_end columns of a
+// window rank or deduplicate: TIMESTAMP columns of its input.
+func checkWindowColumns(start, end int, schema types.Schema) error {
+	if err := checkColumns("window", []int{start, end}, schema); err != nil {
+		return err
+	}
+	for _, c := range []int{start, end} {
+		if schema[c].Type.Kind != types.KindTimestamp {
+			return fmt.Errorf("window column %d is %v, not a TIMESTAMP", c, schema[c].Type)
+		}
+	}
+	return nil
+}
+
 func (s *BatchSortSpec) Validate() error {
 	if s.Limit < 0 || s.Offset < 0 {
 		return fmt.Errorf("limit %d and offset %d must not be negative", s.Limit, s.Offset)

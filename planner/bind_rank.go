@@ -414,6 +414,10 @@ func markRowNumberRead(rk *rankNode, exprs []*expr.Expr, agg *aggBinder, having 
 // at the default parallelism, or a SINGLE edge a global Top-N (ORDER BY ...
 // LIMIT) on one subtask; a calc drops the hidden key columns after it.
 func (ph *physical) buildRank(n *rankNode) (*stream, error) {
+	batchRank := ph.batch && (n.rankType == "RANK" || n.rankType == "DENSE_RANK")
+	if p := windowRankInput(n); p != nil && !batchRank {
+		return ph.buildWindowRank(n, p)
+	}
 	if windowRelationBelow(n.input) != nil {
 		what := n.rankType
 		if what == "" {

@@ -214,9 +214,10 @@ func (x *explainer) outputSchema(n *explainNode) types.Schema {
 	case *jobgraph.OverAggSpec:
 		return s.OutputSchema
 	case *jobgraph.RankSpec:
-		if s.OutputRankNumber {
-			return append(append(types.Schema{}, s.InputSchema...), types.Field{Name: jobgraph.RankNumberColumn, Type: types.BigInt.WithNullable(false)})
-		}
+		return s.OutputSchema()
+	case *jobgraph.WindowRankSpec:
+		return s.OutputSchema()
+	case *jobgraph.WindowDeduplicateSpec:
 		return s.InputSchema
 	case *jobgraph.BatchSortSpec:
 		return s.InputSchema

@@ -99,6 +99,7 @@ func (x *explainer) mode(n *explainNode) changelogMode {
 		// Rows entering the top are inserted, rows leaving it deleted.
 		return modeInsert | modeDelete
 	case *jobgraph.IntervalJoinSpec, *jobgraph.TemporalJoinSpec, *jobgraph.WindowAggSpec,
+		*jobgraph.WindowRankSpec, *jobgraph.WindowDeduplicateSpec,
 		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec, *jobgraph.WindowTVFSpec:
 		return modeInsert
 	case *jobgraph.SinkMaterializeSpec:
@@ -182,6 +183,10 @@ func (x *explainer) describe(n *explainNode) string {
 			strategy = "RetractStrategy"
 		}
 		return fmt.Sprintf("Rank(strategy=[%s], %s)", strategy, rest)
+	case *jobgraph.WindowRankSpec:
+		return describeWindowRank(s, in, n.names)
+	case *jobgraph.WindowDeduplicateSpec:
+		return describeWindowDedup(s, in)
 	case *jobgraph.BatchSortSpec:
 		return fmt.Sprintf("BatchSort(orderBy=[%s], offset=[%d], fetch=[%s])", sortKeysText(s.OrderBy, in), s.Offset, fetch(s.Limit))
 	case *jobgraph.WatermarkAssignerSpec:
@@ -356,6 +361,8 @@ func windowText(w jobgraph.WindowSpec, timeCol string) string {
 		return fmt.Sprintf("HOP(time_col=[%s], size=[%s], slide=[%s])", timeCol, durationText(w.SizeMs), durationText(w.StepMs))
 	case jobgraph.WindowCumulate:
 		return fmt.Sprintf("CUMULATE(time_col=[%s], max_size=[%s], step=[%s])", timeCol, durationText(w.SizeMs), durationText(w.StepMs))
+	case jobgraph.WindowSession:
+		return fmt.Sprintf("SESSION(time_col=[%s], gap=[%s])", timeCol, durationText(w.GapMs))
 	}
 	return fmt.Sprintf("TUMBLE(time_col=[%s], size=[%s])", timeCol, durationText(w.SizeMs))
 }

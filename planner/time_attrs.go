@@ -18,8 +18,8 @@ import (
 // it in that column. An expression over it (CAST,
 // arithmetic, a CASE) is a plain timestamp, and so is every column of a
 // regular join's or a group aggregate's output. A window function's
-// window_time is a time attribute of its output, the function's time
-// column a plain timestamp; a window aggregate's window_time and a group
+// window_time is a time attribute of its output, and its input's columns
+// keep theirs; a window aggregate's window_time and a group
 // window's *_ROWTIME are rowtime attributes of theirs. PROCTIME() in a
 // SELECT list makes a processing-time attribute.
 type timeAttrs struct {
@@ -95,7 +95,12 @@ func timeKindOf(n node, col int) timeKind {
 		}
 		return k
 	case *windowNode:
-		// NB: the table's time column becomes a plain timestamp.
+		// NB: the input's columns keep their kinds, as in Flink, whose
+		// window deduplication orders by the table's time column over the
+		// function; window_time is the window's time attribute.
+		if nIn := len(n.input.schema()); col < nIn {
+			return timeKindOf(n.input, col)
+		}
 		if col != len(n.out)-1 {
 			return notTime
 		}
