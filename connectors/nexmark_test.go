@@ -454,6 +454,18 @@ func TestNexmarkRestoreContinues(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "cannot be restored at another parallelism (2 -> 3)") {
 		t.Fatalf("rescaled restore: %v", err)
 	}
+	// A position from a newer build, or one past the split's end.
+	for state, want := range map[string]string{
+		`{"v":99,"events":3}`: "checkpointed source position has version 99",
+		`{"v":1,"subtask":1,"parallelism":2,"events":15001}`: "checkpointed position 15001 is past this subtask's 15000 events",
+		`{"v":1,"subtask":0,"parallelism":2,"events":5}`:     "checkpoint 1 holds no position for subtask 1",
+	} {
+		src, _ := NewNexmarkSource(spec)
+		err := src.Open(&operators.Context{Subtask: sub, Parallelism: par, Restore: operators.Restore{ID: 1, State: [][]byte{[]byte(state)}}})
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("restore from %s: %v, want %q", state, err, want)
+		}
+	}
 }
 
 func TestNexmarkUnbounded(t *testing.T) {
@@ -576,4 +588,50 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func TestNexmarkPriceMatchesPow(t *testing.T) {
+	var r, ref nexRand
+	r.seed(1)
+	ref.seed(1)
+	off := 0
+	for range 1000000 {
+		got := r.price()
+		u := ref.float()
+		want := math.Round(math.Pow(10, 6*u) * 100)
+		if d := float64(got) - want; d != 0 {
+			// Only a value within rounding noise of a tie may differ.
+			if math.Abs(d) > 1 || math.Abs(math.Pow(10, 6*u)*100-math.Floor(math.Pow(10, 6*u)*100)-0.5) > 1e-5 {
+				t.Fatalf("u=%v: price %d, want %v", u, got, want)
+			}
+			off++
+		}
+	}
+	if off > 10 {
+		t.Errorf("%d of 1000000 prices differ from math.Pow's", off)
+	}
+}
+
+// TestNexmarkUIDIgnoresBaseTime checks that planning a nexmark query
+// again (another base time, another pace) keeps the source's uid, so a
+// savepoint restores into it.
+func TestNexmarkUIDIgnoresBaseTime(t *testing.T) {
+	uid := func(opts map[string]string) string {
+		spec, err := NexmarkSpecFor(nexmarkTable(opts))
+		if err != nil {
+			t.Fatal(err)
+		}
+		g := &jobgraph.Graph{Vertices: []*jobgraph.Vertex{{ID: 0, Parallelism: 1, Chain: []*jobgraph.Operator{{Name: "Source: nx", Spec: &spec}}}}}
+		if err := jobgraph.AssignUIDs(g); err != nil {
+			t.Fatal(err)
+		}
+		return g.Vertices[0].Chain[0].UID
+	}
+	a := uid(map[string]string{"base-time": "1000"})
+	if b := uid(map[string]string{"base-time": "2000", "events.num": "7", "first-event.rate": "5"}); a != b {
+		t.Errorf("uids %s and %s differ with the base time", a, b)
+	}
+	if b := uid(map[string]string{"base-time": "1000", "bid.proportion": "40"}); a == b {
+		t.Errorf("uid %s is the same with other proportions", a)
+	}
 }
