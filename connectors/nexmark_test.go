@@ -456,7 +456,7 @@ func TestNexmarkRestoreContinues(t *testing.T) {
 	}
 	// A position from a newer build, or one past the split's end.
 	for state, want := range map[string]string{
-		`{"v":99,"events":3}`: "checkpointed source position has version 99",
+		`{"v":99,"events":3}`:                                "checkpointed source position has version 99",
 		`{"v":1,"subtask":1,"parallelism":2,"events":15001}`: "checkpointed position 15001 is past this subtask's 15000 events",
 		`{"v":1,"subtask":0,"parallelism":2,"events":5}`:     "checkpoint 1 holds no position for subtask 1",
 	} {
