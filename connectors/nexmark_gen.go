@@ -345,30 +345,44 @@ func (g *nexmarkGen) timestamp(n int64) int64 {
 	return g.baseTime + int64(float64(n)*g.delayMicros)/1000
 }
 
+// nexPos is an event id as its epoch (id / total) and offset in it (id
+// mod total). The generator walks ids in order, so it steps a position
+// instead of dividing.
+type nexPos struct{ epoch, off int64 }
+
+func (g *nexmarkGen) pos(eid int64) nexPos { return nexPos{eid / g.total, eid % g.total} }
+
+// step moves p to the next id.
+func (g *nexmarkGen) step(p nexPos) nexPos {
+	if p.off++; p.off == g.total {
+		p.epoch, p.off = p.epoch+1, 0
+	}
+	return p
+}
+
 // eventType is 0 (person), 1 (auction) or 2 (bid).
-func (g *nexmarkGen) eventType(eid int64) int32 {
-	r := eid % g.total
+func (g *nexmarkGen) eventType(p nexPos) int32 {
 	switch {
-	case r < g.pp:
+	case p.off < g.pp:
 		return 0
-	case r < g.pp+g.ap:
+	case p.off < g.pp+g.ap:
 		return 1
 	}
 	return 2
 }
 
-// lastPerson is the base-0 id of the last person at or before eid.
-func (g *nexmarkGen) lastPerson(eid int64) int64 {
-	epoch, off := eid/g.total, eid%g.total
+// lastPerson is the base-0 id of the last person at or before p.
+func (g *nexmarkGen) lastPerson(p nexPos) int64 {
+	off := p.off
 	if off >= g.pp {
 		off = g.pp - 1
 	}
-	return epoch*g.pp + off
+	return p.epoch*g.pp + off
 }
 
-// lastAuction is the base-0 id of the last auction at or before eid.
-func (g *nexmarkGen) lastAuction(eid int64) int64 {
-	epoch, off := eid/g.total, eid%g.total
+// lastAuction is the base-0 id of the last auction at or before p.
+func (g *nexmarkGen) lastAuction(p nexPos) int64 {
+	epoch, off := p.epoch, p.off
 	switch {
 	case off < g.pp:
 		epoch--
@@ -382,26 +396,26 @@ func (g *nexmarkGen) lastAuction(eid int64) int64 {
 }
 
 // recentPerson is a random recent person (base 0), possibly one of the
-// next few.
-func (g *nexmarkGen) recentPerson(eid int64) int64 {
-	n := g.lastPerson(eid) + 1
+// next few, given the last person.
+func (g *nexmarkGen) recentPerson(last int64) int64 {
+	n := last + 1
 	a := min(n, nexmarkActivePeople)
 	return n - a + g.r.intn(a+nexmarkIDLead)
 }
 
 // recentAuction is a random recent auction (base 0), possibly one of the
-// next few.
-func (g *nexmarkGen) recentAuction(eid int64) int64 {
-	hi := g.lastAuction(eid)
-	lo := max(hi-nexmarkInFlightAuctions, 0)
-	return lo + g.r.intn(hi-lo+1+nexmarkIDLead)
+// next few, given the last auction.
+func (g *nexmarkGen) recentAuction(last int64) int64 {
+	lo := max(last-nexmarkInFlightAuctions, 0)
+	return lo + g.r.intn(last-lo+1+nexmarkIDLead)
 }
 
-// appendPerson appends the encoded person ROW of event eid at time ts.
-func (g *nexmarkGen) appendPerson(dst []byte, eid, ts int64) []byte {
+// appendPerson appends the encoded person ROW of the event at p, at time
+// ts.
+func (g *nexmarkGen) appendPerson(dst []byte, p nexPos, ts int64) []byte {
 	r := &g.r
 	dst = append(dst, 0) // no NULL field
-	dst = appendInt64(dst, g.lastPerson(eid)+nexmarkFirstID)
+	dst = appendInt64(dst, g.lastPerson(p)+nexmarkFirstID)
 	size := 16 // id, dateTime
 	first := nexmarkFirstNames[r.intn(int64(len(nexmarkFirstNames)))]
 	last := nexmarkLastNames[r.intn(int64(len(nexmarkLastNames)))]
@@ -437,12 +451,12 @@ func (g *nexmarkGen) appendPerson(dst []byte, eid, ts int64) []byte {
 	return r.appendExtra(dst, size, nexmarkAvgPerson)
 }
 
-// appendAuction appends the encoded auction ROW of event eid, number n,
-// at time ts.
-func (g *nexmarkGen) appendAuction(dst []byte, eid, n, ts int64) []byte {
+// appendAuction appends the encoded auction ROW of the event at p, number
+// n, at time ts.
+func (g *nexmarkGen) appendAuction(dst []byte, p nexPos, n, ts int64) []byte {
 	r := &g.r
 	dst = append(dst, 0, 0) // no NULL field
-	dst = appendInt64(dst, g.lastAuction(eid)+nexmarkFirstID)
+	dst = appendInt64(dst, g.lastAuction(p)+nexmarkFirstID)
 	size := 56 // id, initialBid, reserve, dateTime, expires, seller, category
 	var a, b int
 	dst, a = r.appendString(dst, 20)
@@ -455,31 +469,31 @@ func (g *nexmarkGen) appendAuction(dst []byte, eid, n, ts int64) []byte {
 	horizon := g.timestamp(n+g.auctionEvents) - ts
 	expires := ts + 1 + r.intn(max(2*horizon, 1))
 	dst = appendInt64(dst, expires*1e6)
-	var seller int64
+	seller := g.lastPerson(p)
 	if r.intn(g.hotSeller) > 0 {
-		seller = g.lastPerson(eid) / nexmarkHotRatio * nexmarkHotRatio
+		seller = seller / nexmarkHotRatio * nexmarkHotRatio
 	} else {
-		seller = g.recentPerson(eid)
+		seller = g.recentPerson(seller)
 	}
 	dst = appendInt64(dst, seller+nexmarkFirstID)
 	dst = appendInt64(dst, nexmarkFirstCategory+r.intn(nexmarkCategories))
 	return r.appendExtra(dst, size, nexmarkAvgAuction)
 }
 
-// appendBid appends the encoded bid ROW of event eid at time ts.
-func (g *nexmarkGen) appendBid(dst []byte, eid, ts int64) []byte {
+// appendBid appends the encoded bid ROW of the event at p, at time ts.
+func (g *nexmarkGen) appendBid(dst []byte, p nexPos, ts int64) []byte {
 	r := &g.r
 	dst = append(dst, 0) // no NULL field
-	var auction, bidder int64
+	auction, bidder := g.lastAuction(p), g.lastPerson(p)
 	if r.intn(g.hotAuction) > 0 {
-		auction = g.lastAuction(eid) / nexmarkHotRatio * nexmarkHotRatio
+		auction = auction / nexmarkHotRatio * nexmarkHotRatio
 	} else {
-		auction = g.recentAuction(eid)
+		auction = g.recentAuction(auction)
 	}
 	if r.intn(g.hotBidder) > 0 {
-		bidder = g.lastPerson(eid)/nexmarkHotRatio*nexmarkHotRatio + 1
+		bidder = bidder/nexmarkHotRatio*nexmarkHotRatio + 1
 	} else {
-		bidder = g.recentPerson(eid)
+		bidder = g.recentPerson(bidder)
 	}
 	dst = appendInt64(dst, auction+nexmarkFirstID)
 	dst = appendInt64(dst, bidder+nexmarkFirstID)

@@ -138,11 +138,12 @@ func (s *NexmarkSource) generate(k0 int64, n int) types.Batch {
 		offs[c] = make([]int32, n+1)
 		data[c] = make([]byte, 0, s.dataHint[c])
 	}
+	p := g.pos(s.first + k0 + 1)
 	for j := 0; j < n; j++ {
 		num := k0 + int64(j) + 1
 		eid := s.first + num
 		ts := g.timestamp(num)
-		t := g.eventType(eid)
+		t := g.eventType(p)
 		etype[j] = t
 		for c := range 3 {
 			offs[c][j] = int32(len(data[c]))
@@ -150,12 +151,13 @@ func (s *NexmarkSource) generate(k0 int64, n int) types.Batch {
 		g.r.seed(uint64(eid))
 		switch t {
 		case 0:
-			data[0] = g.appendPerson(data[0], eid, ts)
+			data[0] = g.appendPerson(data[0], p, ts)
 		case 1:
-			data[1] = g.appendAuction(data[1], eid, num, ts)
+			data[1] = g.appendAuction(data[1], p, num, ts)
 		default:
-			data[2] = g.appendBid(data[2], eid, ts)
+			data[2] = g.appendBid(data[2], p, ts)
 		}
+		p = g.step(p)
 		valid[t][j>>3] |= 1 << (j & 7)
 		rows[t]++
 	}

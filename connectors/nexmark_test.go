@@ -149,7 +149,7 @@ func TestNexmarkLastIDs(t *testing.T) {
 		{2, 0, 1}, {3, 0, 2}, {4, 0, 2}, {49, 0, 2}, {50, 1, 2}, {51, 1, 3}, {53, 1, 5}, {54, 1, 5}, {100, 2, 5}, {5003, 100, 302},
 	}
 	for _, c := range cases {
-		if p, a := g.lastPerson(c.eid), g.lastAuction(c.eid); p != c.person || a != c.auction {
+		if p, a := g.lastPerson(g.pos(c.eid)), g.lastAuction(g.pos(c.eid)); p != c.person || a != c.auction {
 			t.Errorf("event %d: last person %d auction %d, want %d %d", c.eid, p, a, c.person, c.auction)
 		}
 	}
@@ -176,7 +176,7 @@ func TestNexmarkHotKeysAndValues(t *testing.T) {
 		switch e.kind {
 		case 1:
 			auctions++
-			if e.field("seller").(int64) == g.lastPerson(e.eid)/100*100+1000 {
+			if e.field("seller").(int64) == g.lastPerson(g.pos(e.eid))/100*100+1000 {
 				hotSeller++
 			}
 			if c := e.field("category").(int64); c < 10 || c > 14 {
@@ -194,10 +194,10 @@ func TestNexmarkHotKeysAndValues(t *testing.T) {
 			}
 		case 2:
 			bids++
-			if e.field("auction").(int64) == g.lastAuction(e.eid)/100*100+1000 {
+			if e.field("auction").(int64) == g.lastAuction(g.pos(e.eid))/100*100+1000 {
 				hotAuction++
 			}
-			if e.field("bidder").(int64) == g.lastPerson(e.eid)/100*100+1+1000 {
+			if e.field("bidder").(int64) == g.lastPerson(g.pos(e.eid))/100*100+1+1000 {
 				hotBidder++
 			}
 			prices(e.field("price").(int64))
@@ -633,5 +633,49 @@ func TestNexmarkUIDIgnoresBaseTime(t *testing.T) {
 	}
 	if b := uid(map[string]string{"base-time": "1000", "bid.proportion": "40"}); a == b {
 		t.Errorf("uid %s is the same with other proportions", a)
+	}
+}
+
+// TestNexmarkOtherProportions checks event types and ids with
+// proportions other than the defaults: 2 people, 5 auctions and 13 bids
+// in every 20 ids, from a split that starts mid-epoch.
+func TestNexmarkOtherProportions(t *testing.T) {
+	tb := nexmarkTable(map[string]string{"events.num": "3000", "person.proportion": "2", "auction.proportion": "5", "bid.proportion": "13"})
+	evs := runNexmark(t, tb, 1, 3) // ids 1002..2001
+	if evs[0].eid != 1002 {
+		t.Fatalf("first id %d", evs[0].eid)
+	}
+	var n [3]int
+	lastPerson, lastAuction := int64(-1), int64(-1)
+	for _, e := range evs {
+		n[e.kind]++
+		r := e.eid % 20
+		want := int32(2)
+		if r < 2 {
+			want = 0
+		} else if r < 7 {
+			want = 1
+		}
+		if e.kind != want {
+			t.Fatalf("event %d: type %d, want %d", e.eid, e.kind, want)
+		}
+		switch e.kind {
+		case 0:
+			// Ids count on from the previous person's.
+			id := e.field("id").(int64)
+			if want := e.eid/20*2 + r + 1000; id != want || lastPerson >= 0 && id != lastPerson+1 {
+				t.Fatalf("person %d: id %d, want %d after %d", e.eid, id, want, lastPerson)
+			}
+			lastPerson = id
+		case 1:
+			id := e.field("id").(int64)
+			if want := e.eid/20*5 + r - 2 + 1000; id != want || lastAuction >= 0 && id != lastAuction+1 {
+				t.Fatalf("auction %d: id %d, want %d after %d", e.eid, id, want, lastAuction)
+			}
+			lastAuction = id
+		}
+	}
+	if n != [3]int{100, 250, 650} {
+		t.Errorf("%v people, auctions, bids; want [100 250 650]", n)
 	}
 }
