@@ -119,18 +119,20 @@ func (r *nexRand) appendChars(dst []byte, n int, sp byte) []byte {
 
 // appendLetters appends n random lowercase letters.
 // NB: four letters share one 64-bit draw, 16 bits each scaled to [0, 26)
-// (a bias below 4e-4), and are stored as one 32-bit word.
+// (a bias below 4e-4). Two multiplies scale them, two 16-bit chunks in
+// the two 32-bit lanes of each (26 × 2^16 < 2^32, so lanes do not carry),
+// and the letters are stored as one 32-bit word.
 func (r *nexRand) appendLetters(dst []byte, n int) []byte {
+	const lanes = 0x0000ffff0000ffff
 	at := len(dst)
 	dst = slices.Grow(dst, n+3)[:at+n+3]
 	out := dst[at:]
 	for i := 0; i < n; i += 4 {
 		x := r.next()
-		w := uint32('a'+(x&0xffff)*26>>16) |
-			uint32('a'+(x>>16&0xffff)*26>>16)<<8 |
-			uint32('a'+(x>>32&0xffff)*26>>16)<<16 |
-			uint32('a'+(x>>48)*26>>16)<<24
-		binary.LittleEndian.PutUint32(out[i:], w)
+		a := (x & lanes) * 26       // letters 0 and 2
+		b := (x >> 16 & lanes) * 26 // letters 1 and 3
+		w := uint32(a>>16&0x1f) | uint32(b>>16&0x1f)<<8 | uint32(a>>48&0x1f)<<16 | uint32(b>>48&0x1f)<<24
+		binary.LittleEndian.PutUint32(out[i:], w+0x61616161) // + 'a' in each byte
 	}
 	return dst[:at+n]
 }

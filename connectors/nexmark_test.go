@@ -271,6 +271,7 @@ func TestNexmarkStrings(t *testing.T) {
 		}
 	}
 	channelURL := map[string]string{}
+	var letters [26]int
 	var withID, cold int
 	for _, e := range evs {
 		switch e.kind {
@@ -289,6 +290,9 @@ func TestNexmarkStrings(t *testing.T) {
 			check(e, "itemName", nexWord, 19)
 			check(e, "description", nexWord, 99)
 			check(e, "extra", nexExtra, 600)
+			for _, c := range str(e, "extra") {
+				letters[c-'a']++
+			}
 		case 2:
 			check(e, "url", nexURL, 100)
 			ch, url := str(e, "channel"), str(e, "url")
@@ -308,6 +312,15 @@ func TestNexmarkStrings(t *testing.T) {
 			if s := nexmarkSize(e); len(str(e, "extra")) > 0 && (s < 80 || s > 120) {
 				t.Fatalf("bid %d: %d bytes with its padding", e.eid, s)
 			}
+		}
+	}
+	total := 0
+	for _, n := range letters {
+		total += n
+	}
+	for i, n := range letters {
+		if f := float64(n) * 26 / float64(total); f < 0.97 || f > 1.03 {
+			t.Errorf("letter %c is %.3f times as frequent in auctions' extra as uniform", 'a'+i, f)
 		}
 	}
 	if f := float64(withID) / float64(cold); f < 0.87 || f > 0.93 {
