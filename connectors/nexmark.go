@@ -160,21 +160,30 @@ func NexmarkSpecFor(t *catalog.Table) (jobgraph.NexmarkSpec, error) {
 	return spec, nil
 }
 
+// nexmarkMaxBaseTime is 2200-01-01 00:00:00 UTC in ms: timestamps are
+// held in nanoseconds, which end in 2262.
+const nexmarkMaxBaseTime = 7258118400000
+
 // parseNexmarkBaseTime reads 'base-time': milliseconds since the epoch, or
-// a UTC timestamp 'yyyy-MM-dd HH:mm:ss[.SSS]'.
+// a UTC timestamp 'yyyy-MM-dd HH:mm:ss[.SSS]', from 1970 to 2200.
 func parseNexmarkBaseTime(v string) (int64, error) {
-	if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if ms < 0 {
-			return 0, fmt.Errorf("must not be negative, got '%s'", v)
+	ms, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		found := false
+		for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+			if ts, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
+				ms, found = ts.UnixMilli(), true
+				break
+			}
 		}
-		return ms, nil
-	}
-	for _, layout := range []string{"2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-		if ts, err := time.ParseInLocation(layout, v, time.UTC); err == nil {
-			return ts.UnixMilli(), nil
+		if !found {
+			return 0, fmt.Errorf("must be milliseconds since 1970-01-01 UTC or a UTC timestamp such as '2024-01-01 00:00:00', got '%s'", v)
 		}
 	}
-	return 0, fmt.Errorf("must be milliseconds since 1970-01-01 UTC or a UTC timestamp such as '2024-01-01 00:00:00', got '%s'", v)
+	if ms < 0 || ms >= nexmarkMaxBaseTime {
+		return 0, fmt.Errorf("must be from 1970-01-01 to 2200-01-01 UTC, got '%s'", v)
+	}
+	return ms, nil
 }
 
 // checkNexmarkSchema checks that a table's physical columns are the

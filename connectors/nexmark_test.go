@@ -519,6 +519,8 @@ func TestNexmarkSpecErrors(t *testing.T) {
 		{map[string]string{"bid.hot-ratio.auctions": "0"}, "option 'bid.hot-ratio.auctions' must be a whole number >= 1, got '0'"},
 		{map[string]string{"auction.hot-ratio.sellers": "1.5"}, "option 'auction.hot-ratio.sellers' must be a whole number >= 1"},
 		{map[string]string{"base-time": "yesterday"}, "option 'base-time' must be milliseconds since 1970-01-01 UTC or a UTC timestamp"},
+		{map[string]string{"base-time": "1969-12-31 23:00:00"}, "option 'base-time' must be from 1970-01-01 to 2200-01-01 UTC, got '1969-12-31 23:00:00'"},
+		{map[string]string{"base-time": "9223372036854775807"}, "option 'base-time' must be from 1970-01-01 to 2200-01-01 UTC"},
 		{map[string]string{"rows-per-second": "5"}, "unsupported option 'rows-per-second' for connector 'nexmark' (supported: connector, events.num,"},
 	} {
 		_, err := NexmarkSpecFor(nexmarkTable(c.opts))
