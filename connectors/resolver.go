@@ -24,7 +24,7 @@ const (
 var notYetConnectors = map[string]bool{
 	"mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
 	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
-	"nexmark": true, "socket": true, "pulsar": true, "kinesis": true,
+	"socket": true, "pulsar": true, "kinesis": true,
 }
 
 // connectorOptions lists the option keys each sink-side connector accepts
@@ -61,6 +61,12 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 		}
 		_, err := DatagenSpecFor(t)
 		return err
+	case conn == ConnectorNexmark:
+		if err := r.Allow.checkTable(t, nil); err != nil {
+			return err
+		}
+		_, err := NexmarkSpecFor(t)
+		return err
 	case conn == ConnectorKafka || conn == ConnectorUpsertKafka:
 		kt, err := kafkaTableOf(t)
 		if err != nil {
@@ -78,7 +84,7 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 	}
 	allowed, ok := connectorOptions[conn]
 	if !ok {
-		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, print, upsert-kafka, and managed tables without a 'connector' option)",
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)",
 			conn, tableName(t))
 	}
 	keys := make([]string, 0, len(t.Options))
@@ -146,6 +152,12 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, 
 			return nil, 0, err
 		}
 		return &dg, 0, nil
+	case ConnectorNexmark:
+		nx, err := NexmarkSpecFor(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &nx, 0, nil
 	case ConnectorKafka, ConnectorUpsertKafka:
 		kt, err := kafkaTableOf(t)
 		if err != nil {

@@ -57,6 +57,7 @@ var specKinds = struct {
 	KindKafkaSource:       func() Spec { return &KafkaSourceSpec{} },
 	KindKafkaSink:         func() Spec { return &KafkaSinkSpec{} },
 	KindDatagen:           func() Spec { return &DatagenSpec{} },
+	KindNexmark:           func() Spec { return &NexmarkSpec{} },
 	KindPrint:             func() Spec { return &PrintSpec{} },
 	KindBlackhole:         func() Spec { return &BlackholeSpec{} },
 }}

@@ -17,6 +17,7 @@ const (
 	KindManagedSource     = "managed_source"     // ManagedSourceSpec (source)
 	KindManagedSink       = "managed_sink"       // ManagedSinkSpec (sink)
 	KindDatagen           = "datagen"            // DatagenSpec (source)
+	KindNexmark           = "nexmark"            // NexmarkSpec (source)
 	KindPrint             = "print"              // PrintSpec (sink)
 	KindBlackhole         = "blackhole"          // BlackholeSpec (sink)
 	KindNormalize         = "normalize"          // NormalizeSpec
@@ -784,6 +785,38 @@ var _ Spec = (*DatagenSpec)(nil)
 
 func (*DatagenSpec) Kind() string { return KindDatagen }
 func (*DatagenSpec) Inputs() int  { return 0 }
+
+// NexmarkSpec generates the Nexmark benchmark's events: people,
+// auctions and bids, one ROW column of each, as the reference Nexmark
+// generator's Flink connector does (see docs/connectors.md).
+type NexmarkSpec struct {
+	Schema types.Schema `json:"schema"`
+	// EventsNum bounds the events over all subtasks; 0 is unbounded.
+	EventsNum int64 `json:"events_num"`
+	// FirstEventRate and NextEventRate are events per second of event
+	// time; event timestamps advance at FirstEventRate.
+	FirstEventRate float64 `json:"first_event_rate"`
+	NextEventRate  float64 `json:"next_event_rate"`
+	// The proportions of people, auctions and bids among the events.
+	PersonProportion  int64 `json:"person_proportion"`
+	AuctionProportion int64 `json:"auction_proportion"`
+	BidProportion     int64 `json:"bid_proportion"`
+	// One in each ratio of bids, auctions and bids goes to a random recent
+	// auction, seller and bidder; the rest to the hot one.
+	HotAuctionRatio int64 `json:"hot_auction_ratio"`
+	HotSellerRatio  int64 `json:"hot_seller_ratio"`
+	HotBidderRatio  int64 `json:"hot_bidder_ratio"`
+	// BaseTime is the event time (ms since the epoch) of event number 0,
+	// fixed when the job is planned or by the table's 'base-time'.
+	BaseTime int64 `json:"base_time"`
+	// Table names the table in errors ("db.name").
+	Table string `json:"table,omitempty"`
+}
+
+var _ Spec = (*NexmarkSpec)(nil)
+
+func (*NexmarkSpec) Kind() string { return KindNexmark }
+func (*NexmarkSpec) Inputs() int  { return 0 }
 
 // PrintSpec writes rows to the task manager's standard output as Flink's
 // print connector does: "+I[1, foo]", with an optional identifier prefix.

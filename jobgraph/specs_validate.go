@@ -490,6 +490,23 @@ func (s *DatagenSpec) Validate() error {
 	return nil
 }
 
+func (s *NexmarkSpec) Validate() error {
+	if len(s.Schema) != 4 {
+		return fmt.Errorf("%d columns; a nexmark source has 4 (event_type, person, auction, bid)", len(s.Schema))
+	}
+	if s.EventsNum < 0 || !(s.FirstEventRate > 0) || !(s.NextEventRate > 0) {
+		return fmt.Errorf("events %d, first rate %v and next rate %v: the count must not be negative and the rates must be positive",
+			s.EventsNum, s.FirstEventRate, s.NextEventRate)
+	}
+	if s.PersonProportion < 0 || s.AuctionProportion < 0 || s.BidProportion < 0 || s.PersonProportion+s.AuctionProportion+s.BidProportion <= 0 {
+		return fmt.Errorf("proportions %d, %d, %d must not be negative and must not all be 0", s.PersonProportion, s.AuctionProportion, s.BidProportion)
+	}
+	if s.HotAuctionRatio < 1 || s.HotSellerRatio < 1 || s.HotBidderRatio < 1 {
+		return fmt.Errorf("hot ratios %d, %d, %d must be at least 1", s.HotAuctionRatio, s.HotSellerRatio, s.HotBidderRatio)
+	}
+	return nil
+}
+
 func checkTopic(topic string) error {
 	if topic == "" {
 		return errors.New("no topic")

@@ -20,6 +20,10 @@ var tuningFields = map[string]bool{
 	"ttl_ms": true, "left_ttl_ms": true, "right_ttl_ms": true, // state TTL
 	"bounded":         true,                         // a scan of what exists vs. following the log
 	"rows_per_second": true, "number_of_rows": true, // datagen pace and size
+	// nexmark pace and size, and its base time: fixed when the job is
+	// planned, so a query planned again would otherwise lose its state
+	// (a restored source continues from its checkpointed base time).
+	"first_event_rate": true, "next_event_rate": true, "events_num": true, "base_time": true,
 	"brokers":               true,
 	"group_id":              true,
 	"fail_on_missing_field": true, "ignore_parse_errors": true,

@@ -3,6 +3,7 @@ package planner
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -261,6 +262,10 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		return boundedScan
 	case "datagen":
 		return n.table.Options["number-of-rows"] != ""
+	case "nexmark":
+		// 'events.num' = '0' (the default) is unbounded.
+		num, err := strconv.ParseInt(strings.TrimSpace(n.table.Options["events.num"]), 10, 64)
+		return err == nil && num > 0
 	case "kafka", "upsert-kafka":
 		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
 	}
