@@ -47,6 +47,7 @@ var specKinds = struct {
 	KindExpand:            func() Spec { return &ExpandSpec{} },
 	KindSinkMaterialize:   func() Spec { return &SinkMaterializeSpec{} },
 	KindWindowTVF:         func() Spec { return &WindowTVFSpec{} },
+	KindWindowJoin:        func() Spec { return &WindowJoinSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },
