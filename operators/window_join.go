@@ -468,4 +468,3 @@ func (j *WindowJoin) StateStats() state.Stats { return j.be.Backend().Stats() }
 
 // UsesKeyedState reports that the operator keeps keyed state.
 func (*WindowJoin) UsesKeyedState() bool { return true }
-

@@ -103,6 +103,10 @@ func wjRow(l, r *wjEvent, semi bool) string {
 }
 
 func openWindowJoin(t testing.TB, spec jobgraph.WindowJoinSpec, subtask, par int) *WindowJoin {
+	return openWindowJoinCache(t, spec, subtask, par, 1<<16)
+}
+
+func openWindowJoinCache(t testing.TB, spec jobgraph.WindowJoinSpec, subtask, par int, cacheBytes int64) *WindowJoin {
 	t.Helper()
 	op, err := NewOperator(&spec)
 	if err != nil {
@@ -110,7 +114,7 @@ func openWindowJoin(t testing.TB, spec jobgraph.WindowJoinSpec, subtask, par int
 	}
 	j := op.(*WindowJoin)
 	ctx := withKeyedState(t, &Context{Subtask: subtask, Parallelism: par, MaxParallelism: 128,
-		KeyGroups: types.KeyGroupRangeFor(subtask, par, 128), Logger: zap.NewNop()}, 1<<16, "")
+		KeyGroups: types.KeyGroupRangeFor(subtask, par, 128), Logger: zap.NewNop()}, cacheBytes, "")
 	if err := j.Open(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +455,7 @@ func TestRestoreWindowJoin(t *testing.T) {
 func BenchmarkWindowJoin(b *testing.B) {
 	for _, jt := range []string{jobgraph.WindowJoinInner, jobgraph.WindowJoinFull} {
 		b.Run(strings.ToLower(jt), func(b *testing.B) {
-			j := openWindowJoin(b, wjSpec(jt, false), 0, 1)
+			j := openWindowJoinCache(b, wjSpec(jt, false), 0, 1, 64<<20)
 			const keys, perBatch = 1000, 4096
 			out := &countCollector{}
 			rows := 0
