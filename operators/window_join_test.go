@@ -451,14 +451,15 @@ func TestRestoreWindowJoin(t *testing.T) {
 
 // BenchmarkWindowJoin buffers 4096 rows per side into a tumbling window,
 // 1000 keys with about 4 rows each per side, then fires the window (16
-// pairs per key): rows/s counts input rows.
+// pairs per key): rows/s counts input rows, state-B/key the cached state
+// of a key's open window (its 8 rows, 4 per side, and its timer).
 func BenchmarkWindowJoin(b *testing.B) {
 	for _, jt := range []string{jobgraph.WindowJoinInner, jobgraph.WindowJoinFull} {
 		b.Run(strings.ToLower(jt), func(b *testing.B) {
 			j := openWindowJoinCache(b, wjSpec(jt, false), 0, 1, 64<<20)
 			const keys, perBatch = 1000, 4096
 			out := &countCollector{}
-			rows := 0
+			rows, perKey := 0, 0.0
 			for i := 0; i < b.N; i++ {
 				b.StopTimer()
 				var in [2]types.Batch
@@ -476,6 +477,10 @@ func BenchmarkWindowJoin(b *testing.B) {
 						b.Fatal(err)
 					}
 				}
+				if i == 0 {
+					// The open window's state: 8 rows per key, in the cache.
+					perKey = float64(j.StateStats().CacheBytes) / keys
+				}
 				if err := j.ProcessWatermark(end-1, out); err != nil {
 					b.Fatal(err)
 				}
@@ -484,6 +489,7 @@ func BenchmarkWindowJoin(b *testing.B) {
 				in[1].Release()
 			}
 			b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(perKey, "state-B/key")
 		})
 	}
 }

@@ -101,21 +101,17 @@ func (wc *windowJoinCond) check(pos ast.Pos, left, right node, cond *expr.Expr) 
 		for _, f := range append(append(types.Schema{}, left.schema()...), right.schema()...) {
 			names = append(names, f.Name)
 		}
-		//lint:ignore ST1005 Flink's message, verbatim
 		return false, errorf(pos, "Currently, window join requires JOIN ON condition must contain both window starts equality of input tables and window ends equality of input tables.\nBut the current JOIN ON condition is %s.", explainExpr(cond, names))
 	}
 	lw, rw := wc.left.w, wc.right.w
 	lt, rt := lw.input.out[lw.timeCol].Type, rw.input.out[rw.timeCol].Type
 	if lt.Kind != rt.Kind || lw.proctime != rw.proctime {
-		//lint:ignore ST1005 Flink's message, verbatim
 		return false, errorf(pos, "Currently, window join doesn't support different time attribute type of left and right inputs.\nThe left time attribute type is %s.\nThe right time attribute type is %s.", timeAttrText(lt, lw.proctime), timeAttrText(rt, rw.proctime))
 	}
 	if lw.window != rw.window {
-		//lint:ignore ST1005 Flink's message, verbatim
 		return false, errorf(pos, "Currently, window join doesn't support different window table function of left and right inputs.\nThe left window table function is %s.\nThe right window table function is %s.", windowSpecText(lw.window), windowSpecText(rw.window))
 	}
 	if lw.proctime {
-		//lint:ignore ST1005 Flink's message, verbatim
 		return false, errorf(pos, "Processing time Window Join is not supported yet.")
 	}
 	if lw.window.Kind == jobgraph.WindowSession {
@@ -179,14 +175,6 @@ func windowJoinKind(t string) string {
 		jobgraph.WindowJoinRight: "RightOuterJoin", jobgraph.WindowJoinFull: "FullOuterJoin",
 		jobgraph.WindowJoinSemi: "LeftSemiJoin", jobgraph.WindowJoinAnti: "LeftAntiJoin",
 	}[t]
-}
-
-// windowJoinInput is one planned side of a window join.
-type windowJoinInput struct {
-	n          node
-	filters    []*expr.Expr
-	keys       []*expr.Expr
-	start, end int
 }
 
 // buildWindowJoin plans a join of two window function relations whose
