@@ -19,10 +19,24 @@ type windowCols struct {
 }
 
 // windowColsOf traces n's window_start and window_end columns down to the
-// window function it reads through filters and projections; nil when n is
-// not a window function relation.
+// window function it reads through filters, projections and a window
+// aggregate (grouped by both window columns); nil when n is neither a
+// window function relation nor a window aggregate.
 func windowColsOf(n node) *windowCols {
 	switch x := n.(type) {
+	case *aggNode:
+		a, w, ok, err := windowAggBelow(x)
+		if !ok || err != nil {
+			return nil // building the aggregate reports err
+		}
+		c := &windowCols{w: w, starts: make([]bool, len(a.out)), ends: make([]bool, len(a.out))}
+		nIn := len(w.input.out)
+		for i, k := range a.keys {
+			if k.Op == expr.OpColumn {
+				c.starts[i], c.ends[i] = k.Col == nIn, k.Col == nIn+1
+			}
+		}
+		return c
 	case *windowNode:
 		c := &windowCols{w: x, starts: make([]bool, len(x.out)), ends: make([]bool, len(x.out))}
 		nIn := len(x.input.out)
