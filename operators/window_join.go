@@ -63,8 +63,13 @@ type WindowJoin struct {
 	sel      []int32
 	late     [2]int64
 
-	keyBuf []byte
-	entry  []byte
+	// arena holds the rows of the groups being joined, copied out of the
+	// state; it is reused once no pending group points into it.
+	arena   []byte
+	scratch windowGroup // the group of a join without residual
+	seen    map[string]struct{}
+	keyBuf  []byte
+	entry   []byte
 	be     state.Namespace
 	maxPar int
 }
@@ -238,12 +243,15 @@ func (j *WindowJoin) fire(end int64, kgs []int, out Collector) error {
 	if err != nil {
 		return err
 	}
-	seen := map[string]struct{}{}
+	if j.seen == nil {
+		j.seen = map[string]struct{}{}
+	}
+	clear(j.seen)
 	for _, e := range entries {
-		if _, dup := seen[string(e.Row)]; dup {
+		if _, dup := j.seen[string(e.Row)]; dup {
 			continue
 		}
-		seen[string(e.Row)] = struct{}{}
+		j.seen[string(e.Row)] = struct{}{}
 		kg, key := int(binary.BigEndian.Uint16(e.Row[:2])), e.Row[2:]
 		if err := j.joinKey(kg, key, out); err != nil {
 			return err
@@ -256,23 +264,31 @@ func (j *WindowJoin) fire(end int64, kgs []int, out Collector) error {
 // them: directly without a residual, else as candidate pairs that
 // evaluate filters in batches.
 func (j *WindowJoin) joinKey(kg int, key []byte, out Collector) error {
-	g := &windowGroup{}
+	if len(j.groups) == 0 {
+		j.arena = j.arena[:0]
+	}
+	g := &j.scratch
+	if j.residual != nil {
+		g = &windowGroup{}
+	}
 	for s := 0; s < 2; s++ {
 		st := j.sides[s].state
 		rows, err := st.Get(kg, key)
 		if err != nil {
 			return err
 		}
-		g.rows[s] = make([]state.MultisetRow, len(rows))
-		for i, r := range rows {
-			g.rows[s][i] = state.MultisetRow{Row: append([]byte(nil), r.Row...), Count: r.Count}
+		g.rows[s] = g.rows[s][:0]
+		for _, r := range rows {
+			off := len(j.arena)
+			j.arena = append(j.arena, r.Row...)
+			g.rows[s] = append(g.rows[s], state.MultisetRow{Row: j.arena[off:len(j.arena):len(j.arena)], Count: r.Count})
 		}
 		for _, r := range g.rows[s] {
 			if err := st.Add(kg, key, r.Row, -r.Count); err != nil {
 				return err
 			}
 		}
-		g.matched[s] = make([]bool, len(rows))
+		g.matched[s] = append(g.matched[s][:0], make([]bool, len(rows))...)
 	}
 	// NB: a key with a NULL column matches nothing.
 	nullKey := key[0] != 0
