@@ -70,8 +70,8 @@ type WindowJoin struct {
 	seen    map[string]struct{}
 	keyBuf  []byte
 	entry   []byte
-	be     state.Namespace
-	maxPar int
+	be      state.Namespace
+	maxPar  int
 }
 
 var (
