@@ -60,7 +60,8 @@ proto:
 FUZZTIME ?= 10m
 FUZZ_TARGETS := ./sql/parser:FuzzParse ./planner:FuzzPlan ./jobgraph:FuzzFromProto \
 	./shuffle:FuzzDecodeFrame ./connectors:FuzzJSONFormat ./expr:FuzzExprJSON \
-	./taskmanager:FuzzDeployTasks ./types:FuzzRowDecoder
+	./taskmanager:FuzzDeployTasks ./types:FuzzRowDecoder ./types:FuzzValidateComposite \
+	./expr:FuzzJSONPath ./expr:FuzzParseJSON
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; corpus=$$pkg/testdata/fuzz/$$name; \

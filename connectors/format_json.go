@@ -307,7 +307,10 @@ func parseJSONTimestamp(s string, ltz bool) (int64, bool) {
 // needed), TIMESTAMP_LTZ in UTC with a trailing 'Z', BYTES as base64.
 type jsonEncoder struct {
 	schema types.Schema
-	keys   [][]byte // `"name":` per column, with the separating comma
+	// cols, when set, are the batch columns of the schema's fields (see
+	// project); otherwise field i is column i.
+	cols []int
+	keys [][]byte // `"name":` per column, with the separating comma
 }
 
 func newJSONEncoder(schema types.Schema) *jsonEncoder {
@@ -323,14 +326,24 @@ func newJSONEncoder(schema types.Schema) *jsonEncoder {
 	return e
 }
 
+// project makes the encoder read its fields from batch columns cols.
+func (e *jsonEncoder) project(cols []int) *jsonEncoder {
+	e.cols = cols
+	return e
+}
+
 // AppendRow appends row r of b as one JSON object.
 func (e *jsonEncoder) AppendRow(dst []byte, b types.Batch, r int) []byte {
 	if len(e.schema) == 0 {
 		return append(dst, "{}"...)
 	}
 	for i, f := range e.schema {
+		c := i
+		if e.cols != nil {
+			c = e.cols[i]
+		}
 		dst = append(dst, e.keys[i]...)
-		dst = appendJSONValue(dst, b.Column(i), r, f.Type)
+		dst = appendJSONValue(dst, b.Column(c), r, f.Type)
 	}
 	return append(dst, '}')
 }

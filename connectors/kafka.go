@@ -29,6 +29,37 @@ type kafkaTable struct {
 	sink   jobgraph.KafkaSinkSpec
 }
 
+// kafkaSourceColumns returns the columns a kafka source reads for t: its
+// physical and METADATA columns in declaration order, a METADATA column in
+// its key's type, and, when t has METADATA columns, each column's key (""
+// for a field of the record value).
+func kafkaSourceColumns(t *catalog.Table) (types.Schema, []string, error) {
+	var schema types.Schema
+	var keys []string
+	meta := false
+	for _, c := range t.Columns {
+		switch {
+		case c.Computed():
+			continue
+		case c.Metadata != "":
+			k, ok := jobgraph.LookupMetadata(t.Connector(), c.Metadata)
+			if !ok {
+				return nil, nil, fmt.Errorf("table %s: METADATA column %s reads '%s', which the kafka connector does not offer", tableName(t), c.Name, c.Metadata)
+			}
+			schema = append(schema, types.Field{Name: c.Name, Type: k.Type})
+			keys = append(keys, c.Metadata)
+			meta = true
+		default:
+			schema = append(schema, types.Field{Name: c.Name, Type: c.Type})
+			keys = append(keys, "")
+		}
+	}
+	if !meta {
+		keys = nil
+	}
+	return schema, keys, nil
+}
+
 // kafkaTableFor reads and checks the options of a 'kafka' table without
 // contacting the brokers. Errors name the table and the option.
 //
@@ -108,6 +139,9 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	src := jobgraph.KafkaSourceSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema(),
 		StartupMode: jobgraph.KafkaStartEarliest, FailOnMissingField: failMissing, IgnoreParseErrors: ignoreErrs,
 		GroupID: get("properties.group.id")}
+	if src.Schema, src.Metadata, err = kafkaSourceColumns(t); err != nil {
+		return kafkaTable{}, err
+	}
 	switch m := get("scan.startup.mode"); m {
 	case "", jobgraph.KafkaStartEarliest, jobgraph.KafkaStartLatest:
 		if m != "" {
@@ -160,9 +194,9 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	}
 
 	if len(t.PrimaryKey) > 0 {
-		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the 'json' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (upsert-kafka is not supported yet)", name)
+		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the 'json' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (use 'upsert-kafka' for a keyed changelog)", name)
 	}
-	for _, f := range src.Schema {
+	for _, f := range sink.Schema {
 		if !jsonSupports(f.Type) {
 			return kafkaTable{}, fmt.Errorf("table %s: column %s: the 'json' format does not support type %v", name, f.Name, f.Type)
 		}

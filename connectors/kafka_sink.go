@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
@@ -39,7 +40,9 @@ func init() {
 type KafkaSink struct {
 	spec jobgraph.KafkaSinkSpec
 	enc  *jsonEncoder
-	w    *sinkWriter
+	// key encodes the record key of an upsert sink; nil otherwise.
+	key *jsonEncoder
+	w   *sinkWriter
 }
 
 var (
@@ -49,7 +52,27 @@ var (
 
 // NewKafkaSink returns a sink for spec.
 func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
-	return &KafkaSink{spec: spec, enc: newJSONEncoder(spec.Schema)}
+	s := &KafkaSink{spec: spec, enc: newJSONEncoder(spec.Schema)}
+	if spec.Upsert {
+		isKey := map[int]bool{}
+		var key types.Schema
+		for _, k := range spec.KeyFields {
+			isKey[k] = true
+			key = append(key, types.Field{Name: strings.TrimPrefix(spec.Schema[k].Name, spec.KeyPrefix), Type: spec.Schema[k].Type})
+		}
+		s.key = newJSONEncoder(key).project(spec.KeyFields)
+		if spec.ValueExceptKey {
+			var value types.Schema
+			var cols []int
+			for i, f := range spec.Schema {
+				if !isKey[i] {
+					value, cols = append(value, f), append(cols, i)
+				}
+			}
+			s.enc = newJSONEncoder(value).project(cols)
+		}
+	}
+	return s
 }
 
 // Open implements operators.Operator: it checks that the topic exists (the
@@ -122,19 +145,43 @@ func (s *KafkaSink) Process(_ int, b types.Batch, _ operators.Collector) error {
 	// the writer keeps until the record is acknowledged (or, exactly-once,
 	// committed).
 	buf := make([]byte, 0, 64*n)
-	ends := make([]int, n)
+	// spans are each record's key (an upsert sink's) and value in buf; a
+	// value end of -1 is a tombstone.
+	type span struct{ keyStart, keyEnd, valEnd int }
+	spans := make([]span, 0, n)
 	for r := range n {
-		if k := types.RowKind(kinds[r]); k != types.Insert {
-			return fmt.Errorf("kafka: topic %q: the kafka sink is append-only and cannot write a %s row", s.spec.Topic, k)
+		k := types.RowKind(kinds[r])
+		if s.key == nil {
+			if k != types.Insert {
+				return fmt.Errorf("kafka: topic %q: the kafka sink is append-only and cannot write a %s row", s.spec.Topic, k)
+			}
+			start := len(buf)
+			buf = s.enc.AppendRow(buf, b, r)
+			spans = append(spans, span{start, start, len(buf)})
+			continue
 		}
-		buf = s.enc.AppendRow(buf, b, r)
-		ends[r] = len(buf)
+		if k == types.UpdateBefore {
+			continue // the +U that follows replaces it
+		}
+		start := len(buf)
+		buf = s.key.AppendRow(buf, b, r)
+		sp := span{start, len(buf), -1}
+		if k != types.Delete {
+			buf = s.enc.AppendRow(buf, b, r)
+			sp.valEnd = len(buf)
+		}
+		spans = append(spans, sp)
 	}
-	recs := make([]sinkRecord, n)
-	start := 0
-	for r := range n {
-		recs[r] = sinkRecord{Partition: -1, Value: buf[start:ends[r]:ends[r]]}
-		start = ends[r]
+	recs := make([]sinkRecord, len(spans))
+	for i, sp := range spans {
+		rec := sinkRecord{Partition: -1}
+		if s.key != nil {
+			rec.Key = buf[sp.keyStart:sp.keyEnd:sp.keyEnd]
+		}
+		if sp.valEnd >= 0 {
+			rec.Value = buf[sp.keyEnd:sp.valEnd:sp.valEnd]
+		}
+		recs[i] = rec
 	}
 	return s.w.Write(recs)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/twmb/franz-go/pkg/kadm"
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -98,8 +99,8 @@ func (s *KafkaSource) Open(ctx *operators.Context) error {
 // Run implements operators.Source. The Kafka client it creates is closed
 // before it returns.
 func (s *KafkaSource) Run(ctx context.Context, out operators.Collector) error {
-	dec := &jsonRecords{dec: newJSONDecoder(s.spec.Schema, s.spec.FailOnMissingField, s.spec.IgnoreParseErrors), batch: max(s.batch, 1)}
-	defer dec.dec.Release()
+	dec := newJSONRecords(&s.spec, max(s.batch, 1))
+	defer dec.release()
 	return s.log.run(ctx, out, dec)
 }
 
@@ -149,17 +150,104 @@ func minKey(m map[int64]map[int32]int64) int64 {
 	return k
 }
 
-// jsonRecords decodes JSON record values into batches of up to batch
-// rows.
+// jsonRecords decodes JSON records into batches of up to batch rows: the
+// value's fields, for upsert-kafka with EXCEPT_KEY the key's fields from
+// the record key, and the record's metadata, laid out in the table's
+// column order.
 type jsonRecords struct {
-	dec   *jsonDecoder
+	dec   *jsonDecoder // the columns read from the value
+	key   *jsonDecoder // the key's columns (upsert-kafka, EXCEPT_KEY), or nil
 	batch int
+	meta  *recordMetadata
+	// upsert marks each row +U, or -D for a record without a value.
+	upsert bool
+	kinds  []int8
+	// layout places, per output column, a column of dec (from >= 0), of
+	// key (from < 0: -1 - i) or the next metadata column (meta); nil when
+	// dec's batch is the output as it is.
+	layout []recordColumn
+	schema *arrow.Schema
+}
+
+type recordColumn struct {
+	from int
+	meta bool
+}
+
+// newJSONRecords returns the decoder of spec's records.
+func newJSONRecords(spec *jobgraph.KafkaSourceSpec, batch int) *jsonRecords {
+	j := &jsonRecords{batch: batch, upsert: spec.Upsert}
+	isKey := map[int]bool{}
+	if spec.Upsert && spec.ValueExceptKey {
+		for _, k := range spec.KeyFields {
+			isKey[k] = true
+		}
+	}
+	var value, key types.Schema
+	layout := make([]recordColumn, len(spec.Schema))
+	plain := true
+	for i, f := range spec.Schema {
+		switch {
+		case spec.Metadata != nil && spec.Metadata[i] != "":
+			layout[i], plain = recordColumn{meta: true}, false
+		case isKey[i]:
+			// NB: the key's JSON names its fields without the prefix.
+			layout[i], plain = recordColumn{from: -1 - len(key)}, false
+			key = append(key, types.Field{Name: strings.TrimPrefix(f.Name, spec.KeyPrefix), Type: f.Type})
+		default:
+			layout[i] = recordColumn{from: len(value)}
+			value = append(value, f)
+		}
+	}
+	j.dec = newJSONDecoder(value, spec.FailOnMissingField, spec.IgnoreParseErrors)
+	if len(key) > 0 {
+		j.key = newJSONDecoder(key, false, false)
+	}
+	if spec.Metadata != nil {
+		j.meta = newRecordMetadata(spec.Schema, spec.Metadata)
+	}
+	if !plain {
+		j.layout, j.schema = layout, spec.Schema.ArrowSchema()
+	}
+	return j
 }
 
 func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
-	if _, err := j.dec.Decode(r.Value); err != nil {
-		return false, types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
-			r.Topic, r.Partition, r.Offset, err), types.ClassUser)
+	fail := func(what string, err error) error {
+		return types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %s%w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
+			r.Topic, r.Partition, r.Offset, what, err), types.ClassUser)
+	}
+	kind := types.UpdateAfter
+	value := r.Value
+	if j.upsert && value == nil {
+		// A tombstone deletes its key. NB: with ALL the value's columns
+		// hold the key's: they are read from the record key.
+		kind, value = types.Delete, []byte("{}")
+		if j.key == nil {
+			value = r.Key
+		}
+	}
+	added, err := j.dec.Decode(value)
+	if err != nil {
+		return false, fail("", err)
+	}
+	if !added {
+		return false, nil
+	}
+	if j.key != nil {
+		ok, err := j.key.Decode(r.Key)
+		if err == nil && !ok {
+			err = fmt.Errorf("the record has no key")
+		}
+		if err != nil {
+			return false, types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: key: %w", r.Topic, r.Partition, r.Offset, err), types.ClassUser)
+		}
+	}
+	if j.meta != nil {
+		j.meta.add(r)
+	}
+	if j.upsert {
+		j.kinds = append(j.kinds, int8(kind))
 	}
 	return j.dec.Rows() >= j.batch, nil
 }
@@ -169,8 +257,66 @@ func (j *jsonRecords) flush(out operators.Collector) error {
 	if !ok {
 		return nil
 	}
+	if j.layout != nil || j.upsert {
+		b = j.arrange(b)
+	}
 	defer b.Release()
 	return out.Emit(b)
+}
+
+// arrange lays the columns of the value batch b, the key's and the
+// metadata's out in the table's order, with the rows' kinds, and releases
+// b.
+func (j *jsonRecords) arrange(b types.Batch) types.Batch {
+	defer b.Release()
+	value := b.Rec.Columns()[:b.NumCols()]
+	kinds := b.Kinds()
+	if j.upsert {
+		kinds = j.kinds
+		defer func() { j.kinds = j.kinds[:0] }()
+	}
+	if j.layout == nil {
+		return types.NewBatch(b.Rec.Schema(), value, kinds)
+	}
+	var key []arrow.Array
+	if j.key != nil {
+		kb, _ := j.key.Flush()
+		defer kb.Release()
+		key = kb.Rec.Columns()[:kb.NumCols()]
+	}
+	var meta []arrow.Array
+	if j.meta != nil {
+		meta = j.meta.arrays()
+		defer func() {
+			for _, a := range meta {
+				a.Release()
+			}
+		}()
+	}
+	cols := make([]arrow.Array, len(j.layout))
+	m := 0
+	for i, c := range j.layout {
+		switch {
+		case c.meta:
+			cols[i] = meta[m]
+			m++
+		case c.from < 0:
+			cols[i] = key[-1-c.from]
+		default:
+			cols[i] = value[c.from]
+		}
+	}
+	return types.NewBatch(j.schema, cols, kinds)
+}
+
+func (j *jsonRecords) release() {
+	j.dec.Release()
+	if j.key != nil {
+		j.key.Release()
+	}
+	if j.meta != nil {
+		j.meta.release()
+	}
 }
 
 // startOffsets lists the offset of each partition where reading starts.

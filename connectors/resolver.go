@@ -22,7 +22,7 @@ const (
 // notYetConnectors are Flink connectors users will ask for that Braid does
 // not have yet; they get a clearer message than an unknown name.
 var notYetConnectors = map[string]bool{
-	"upsert-kafka": true, "mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
+	"mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
 	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
 	"nexmark": true, "socket": true, "pulsar": true, "kinesis": true,
 }
@@ -61,8 +61,8 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 		}
 		_, err := DatagenSpecFor(t)
 		return err
-	case conn == ConnectorKafka:
-		kt, err := kafkaTableFor(t)
+	case conn == ConnectorKafka || conn == ConnectorUpsertKafka:
+		kt, err := kafkaTableOf(t)
 		if err != nil {
 			return err
 		}
@@ -78,7 +78,7 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 	}
 	allowed, ok := connectorOptions[conn]
 	if !ok {
-		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, print, and managed tables without a 'connector' option)",
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, print, upsert-kafka, and managed tables without a 'connector' option)",
 			conn, tableName(t))
 	}
 	keys := make([]string, 0, len(t.Options))
@@ -101,6 +101,14 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 		}
 	}
 	return r.Allow.checkTable(t, nil)
+}
+
+// kafkaTableOf checks a 'kafka' or 'upsert-kafka' table.
+func kafkaTableOf(t *catalog.Table) (kafkaTable, error) {
+	if t.Connector() == ConnectorUpsertKafka {
+		return upsertKafkaTableFor(t)
+	}
+	return kafkaTableFor(t)
 }
 
 func contains(s []string, x string) bool {
@@ -138,8 +146,8 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, 
 			return nil, 0, err
 		}
 		return &dg, 0, nil
-	case ConnectorKafka:
-		kt, err := kafkaTableFor(t)
+	case ConnectorKafka, ConnectorUpsertKafka:
+		kt, err := kafkaTableOf(t)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -162,8 +170,8 @@ func (r *Resolver) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 		return &jobgraph.PrintSpec{Schema: schema, Identifier: t.Options["print-identifier"], TableName: tableName(t)}, nil
 	case ConnectorBlackhole:
 		return &jobgraph.BlackholeSpec{Schema: schema}, nil
-	case ConnectorKafka:
-		kt, err := kafkaTableFor(t)
+	case ConnectorKafka, ConnectorUpsertKafka:
+		kt, err := kafkaTableOf(t)
 		if err != nil {
 			return nil, err
 		}

@@ -84,7 +84,10 @@ const (
 // sink's partitioner.
 type sinkRecord struct {
 	Partition int32
-	Value     []byte
+	// Key is nil for a record without a key; Value is nil for a tombstone
+	// (upsert-kafka's delete).
+	Key   []byte
+	Value []byte
 }
 
 // sinkEpoch is a sealed epoch: its records and the checkpoint that ends it.
@@ -239,7 +242,7 @@ func (w *sinkWriter) Write(recs []sinkRecord) error {
 
 func (w *sinkWriter) produce(recs []sinkRecord) {
 	for _, r := range recs {
-		w.cl.Produce(w.ctx, &kgo.Record{Partition: r.Partition, Value: r.Value}, w.ack)
+		w.cl.Produce(w.ctx, &kgo.Record{Partition: r.Partition, Key: r.Key, Value: r.Value}, w.ack)
 	}
 }
 
@@ -552,7 +555,7 @@ func (w *sinkWriter) recoverEpochs(ctx context.Context, cl *kgo.Client, txnID st
 		return w.cfg.Err("begin transaction", err)
 	}
 	for _, r := range unwritten {
-		cl.Produce(ctx, &kgo.Record{Partition: r.Partition, Value: r.Value}, w.ack)
+		cl.Produce(ctx, &kgo.Record{Partition: r.Partition, Key: r.Key, Value: r.Value}, w.ack)
 	}
 	cl.Produce(ctx, &kgo.Record{Topic: sinkEpochTopic, Partition: st.markerP, Key: []byte(txnID),
 		Value: binary.BigEndian.AppendUint64(nil, uint64(last))}, w.ack)
@@ -672,11 +675,14 @@ type sinkState struct {
 	epochs   []sinkEpoch
 }
 
-const sinkStateVersion = 1
+// sinkStateVersion 2 added record keys and tombstones; version 1 state
+// (no keys, no nil values) still decodes.
+const sinkStateVersion = 2
 
 // encodeSinkState lays out: version, marker partition, scan offset, epoch
-// count, then per epoch its id, record count and records (partition,
-// length, value), all as varints.
+// count, then per epoch its id, record count and records (partition, key
+// length + 1 or 0 for none, key, value length + 1 or 0 for a tombstone,
+// value), all as varints.
 func encodeSinkState(markerP int32, scanFrom int64, epochs []sinkEpoch) []byte {
 	b := []byte{sinkStateVersion}
 	b = binary.AppendVarint(b, int64(markerP))
@@ -687,11 +693,20 @@ func encodeSinkState(markerP int32, scanFrom int64, epochs []sinkEpoch) []byte {
 		b = binary.AppendUvarint(b, uint64(len(ep.recs)))
 		for _, r := range ep.recs {
 			b = binary.AppendVarint(b, int64(r.Partition))
-			b = binary.AppendUvarint(b, uint64(len(r.Value)))
-			b = append(b, r.Value...)
+			b = appendNullable(b, r.Key)
+			b = appendNullable(b, r.Value)
 		}
 	}
 	return b
+}
+
+// appendNullable appends v's length + 1, or 0 when v is nil, then v.
+func appendNullable(b, v []byte) []byte {
+	if v == nil {
+		return binary.AppendUvarint(b, 0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(v))+1)
+	return append(b, v...)
 }
 
 var errBadSinkState = errors.New("corrupt sink state")
@@ -723,6 +738,20 @@ func (r *stateReader) count() int {
 	return int(v)
 }
 
+// nullable reads what appendNullable wrote.
+func (r *stateReader) nullable() []byte {
+	v, n := binary.Uvarint(r.b)
+	if n <= 0 || v > uint64(len(r.b)-n)+1 {
+		r.err = errBadSinkState
+		return nil
+	}
+	r.b = r.b[n:]
+	if v == 0 {
+		return nil
+	}
+	return r.bytes(int(v - 1))
+}
+
 func (r *stateReader) bytes(l int) []byte {
 	if r.err != nil || l > len(r.b) {
 		r.err = errBadSinkState
@@ -740,7 +769,8 @@ func decodeSinkState(b []byte) (sinkState, error) {
 	if len(b) == 0 {
 		return st, nil
 	}
-	if b[0] != sinkStateVersion {
+	version := b[0]
+	if version != 1 && version != sinkStateVersion {
 		return st, fmt.Errorf("sink state version %d, want %d", b[0], sinkStateVersion)
 	}
 	r := &stateReader{b: b[1:]}
@@ -751,8 +781,13 @@ func decodeSinkState(b []byte) (sinkState, error) {
 		ep := sinkEpoch{id: r.varint()}
 		m := r.count()
 		for j := 0; j < m && r.err == nil; j++ {
-			p := int32(r.varint())
-			ep.recs = append(ep.recs, sinkRecord{Partition: p, Value: r.bytes(r.count())})
+			rec := sinkRecord{Partition: int32(r.varint())}
+			if version == 1 {
+				rec.Value = r.bytes(r.count())
+			} else {
+				rec.Key, rec.Value = r.nullable(), r.nullable()
+			}
+			ep.recs = append(ep.recs, rec)
 		}
 		st.epochs = append(st.epochs, ep)
 	}

@@ -391,12 +391,25 @@ func TestKafkaSinkExactlyOnce(t *testing.T) {
 // TestSinkStateRoundTrip checks the state's encoding and that corrupt
 // state is refused.
 func TestSinkStateRoundTrip(t *testing.T) {
-	eps := []sinkEpoch{{id: 3, recs: []sinkRecord{{Partition: 1, Value: []byte("ab")}, {Partition: -1, Value: nil}}}, {id: 4}}
+	eps := []sinkEpoch{{id: 3, recs: []sinkRecord{{Partition: 1, Value: []byte("ab")}, {Partition: -1, Value: nil},
+		{Partition: 2, Key: []byte("k"), Value: []byte{}}}}, {id: 4}}
 	b := encodeSinkState(5, 77, eps)
 	st, err := decodeSinkState(b)
 	if err != nil || st.markerP != 5 || st.scanFrom != 77 || len(st.epochs) != 2 || st.epochs[0].id != 3 ||
 		string(st.epochs[0].recs[0].Value) != "ab" || st.epochs[0].recs[1].Partition != -1 || st.epochs[1].id != 4 {
 		t.Fatalf("round trip: %+v %v", st, err)
+	}
+	// A key, a tombstone (nil value) and an empty value are told apart.
+	recs := st.epochs[0].recs
+	if recs[0].Key != nil || recs[1].Value != nil || string(recs[2].Key) != "k" || recs[2].Value == nil || len(recs[2].Value) != 0 {
+		t.Errorf("keys and tombstones: %+v", recs)
+	}
+	// Version 1 state (no keys): marker 5, scan 77, one epoch 3 of one
+	// record on partition 1 with value "ab".
+	v1 := []byte{1, 10, 154, 1, 1, 6, 1, 2, 2, 'a', 'b'}
+	if st, err := decodeSinkState(v1); err != nil || len(st.epochs) != 1 || string(st.epochs[0].recs[0].Value) != "ab" ||
+		st.epochs[0].recs[0].Key != nil || st.epochs[0].recs[0].Partition != 1 {
+		t.Errorf("version 1 state: %+v %v", st, err)
 	}
 	for i := 1; i < len(b); i++ {
 		if _, err := decodeSinkState(b[:i]); err == nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -674,6 +675,75 @@ func splitKernel(e *Expr, _ []types.DataType) (kernel, error) {
 			return ok, err
 		})
 	}, nil
+}
+
+// strToMapKernel is STR_TO_MAP(s [, sep, kv]) as SqlFunctionUtils#strToMap
+// computes it: s split around the regular expression sep (',' by default)
+// as Java's String.split does (trailing empty pieces dropped), then each
+// piece at the first match of kv ('=' by default) into key and value; a
+// piece without kv is a key with a NULL value, a repeated key keeps its
+// first place and its last value, and an empty s is an empty map. The
+// delimiters are RE2 patterns; one that does not compile fails the query,
+// as Java's PatternSyntaxException does.
+func strToMapKernel(e *Expr, _ []types.DataType) (kernel, error) {
+	t := e.Type
+	var cache regexCache
+	pattern := func(p string) (*regexp.Regexp, error) {
+		re := cache.get(p)
+		if re == nil {
+			return nil, userErrorf("STR_TO_MAP: the delimiter %q is not a valid regular expression (Braid's patterns are Go RE2 syntax)", p)
+		}
+		return re, nil
+	}
+	return func(ec *evalCtx, args []*vec) (*vec, error) {
+		lim := newStrLimit(ec, "STR_TO_MAP", true)
+		return strictRows(ec, clsBin, args, func(i int, out *vec) (bool, error) {
+			s, sep, kv := args[0].str[i], ",", "="
+			if len(args) == 3 {
+				sep, kv = args[1].str[i], args[2].str[i]
+			}
+			var keys, vals []any
+			if s != "" {
+				sepRE, err := pattern(sep)
+				if err != nil {
+					return false, err
+				}
+				kvRE, err := pattern(kv)
+				if err != nil {
+					return false, err
+				}
+				at := map[string]int{}
+				for _, pair := range javaSplit(sepRE, s) {
+					var v any
+					k := pair
+					if parts := kvRE.Split(pair, 2); len(parts) == 2 {
+						k, v = parts[0], parts[1]
+					}
+					if j, ok := at[k]; ok {
+						vals[j] = v
+						continue
+					}
+					at[k] = len(keys)
+					keys, vals = append(keys, k), append(vals, v)
+				}
+			}
+			enc := types.AppendComposite(nil, t, keys, vals)
+			ok, err := lim.admit(i, int64(len(enc)))
+			out.bin[i] = enc
+			return ok, err
+		})
+	}, nil
+}
+
+// javaSplit splits s around the matches of re as Java's String.split(re)
+// does: trailing empty pieces are dropped, so a string of separators
+// splits into nothing.
+func javaSplit(re *regexp.Regexp, s string) []string {
+	parts := re.Split(s, -1)
+	for len(parts) > 0 && parts[len(parts)-1] == "" {
+		parts = parts[:len(parts)-1]
+	}
+	return parts
 }
 
 // UnnestFields returns the columns UNNEST makes of each element of a

@@ -64,6 +64,17 @@ func TestCompositeConstructorsAndAccess(t *testing.T) {
 		{mustResolve(t, "SPLIT", str("abc"), str("")), "[a, b, c]", ""},
 		{mustResolve(t, "SPLIT", str("abc"), str("x")), "[abc]", ""},
 		{mustResolve(t, "SPLIT", NullLiteral(types.String), str("x")), "NULL", "ARRAY<STRING>"},
+		{mustResolve(t, "STR_TO_MAP", str("a=1,b=2")), "{a=1, b=2}", "MAP<STRING, STRING> NOT NULL"},
+		// Java's split: trailing empty pieces go, an empty middle one is the
+		// key '' with a NULL value, a key without '=' has a NULL value, the
+		// value keeps any further '=', a repeated key its last value.
+		{mustResolve(t, "STR_TO_MAP", str("a=1,,b,c=x=y,a=3,,")), "{a=3, =null, b=null, c=x=y}", ""},
+		{mustResolve(t, "STR_TO_MAP", str("k1:v1;k2:v2"), str(";"), str(":")), "{k1=v1, k2=v2}", ""},
+		{mustResolve(t, "STR_TO_MAP", str("k1 -> v1 | k2->v2"), str(`\s*\|\s*`), str(`\s*->\s*`)), "{k1=v1, k2=v2}", ""},
+		{mustResolve(t, "STR_TO_MAP", str("")), "{}", ""},
+		{mustResolve(t, "STR_TO_MAP", str(",,,")), "{}", ""},
+		{mustResolve(t, "STR_TO_MAP", NullLiteral(types.String)), "NULL", "MAP<STRING, STRING>"},
+		{mustResolve(t, "STR_TO_MAP", str("a=1"), NullLiteral(types.String), str("=")), "NULL", ""},
 		{Cast(arr(i32(1), i32(2)), types.Array(types.Double)), "[1.0, 2.0]", "ARRAY<DOUBLE>"},
 		{Cast(row(i32(1), str("2")), types.Row(types.Field{Name: "a", Type: types.BigInt}, types.Field{Name: "b", Type: types.Int})), "(1, 2)", ""},
 		{Cast(mp(str("k"), arr(i32(1))), types.Map(types.String, types.Array(types.BigInt))), "{k=[1]}", ""},
@@ -215,5 +226,23 @@ func BenchmarkCompositeFieldAccess(b *testing.B) {
 			}
 			b.ReportMetric(float64(n*b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
+	}
+}
+
+// TestStrToMapBadDelimiter: a delimiter that is not a pattern fails the
+// query, naming it, as Java's PatternSyntaxException does.
+func TestStrToMapBadDelimiter(t *testing.T) {
+	e := mustResolve(t, "STR_TO_MAP", str("a=1"), str("("), str("="))
+	ev, err := Compile(e, utcEnv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := batchOf(types.Schema{{Name: "x", Type: types.Int}}, column(types.Int, []any{int64(1)}))
+	defer b.Release()
+	if out, err := ev.Eval(b); err == nil {
+		out.Release()
+		t.Fatal("STR_TO_MAP with delimiter '(' evaluated")
+	} else if !strings.Contains(err.Error(), `the delimiter "(" is not a valid regular expression`) {
+		t.Errorf("error %q", err)
 	}
 }

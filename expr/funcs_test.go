@@ -183,7 +183,6 @@ func TestMoreFunctionErrors(t *testing.T) {
 		args []*Expr
 		want string
 	}{
-		{"STR_TO_MAP", []*Expr{str("a=1")}, "function STR_TO_MAP is not supported yet"},
 		{"TO_TIMESTAMP_LTZ", []*Expr{i32(1), i32(6)}, "The precision value '6' for function TO_TIMESTAMP_LTZ(numeric, precision) is unsupported, the supported value is '0', '3'."},
 		{"TO_TIMESTAMP_LTZ", []*Expr{i32(1), Column(0, types.Int)}, "function TO_TIMESTAMP_LTZ expects the precision as an integer literal"},
 		{"RAND", []*Expr{Column(0, types.Int)}, "function RAND expects an integer literal as its seed"},

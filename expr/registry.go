@@ -126,7 +126,7 @@ var functions = []funcDef{
 	{names: []string{"BIN"}, resolve: sig(types.String, argInt).resolve, kernel: strKernel("BIN", binKernel)},
 	{names: []string{"UUID"}, resolve: sig(types.String).resolve, kernel: uuidKernel, volatile: true},
 	{names: []string{"SPLIT"}, resolve: sig(types.Array(types.String), argStr, argStr).resolve, kernel: splitKernel},
-	{names: []string{"STR_TO_MAP"}, resolve: refuseFn, refused: true},
+	{names: []string{"STR_TO_MAP"}, resolve: sig(types.Map(types.String, types.String), argStr, argStr, argStr).optional(2).resolve, kernel: strToMapKernel},
 
 	// Digests (hash.go).
 	{names: []string{"MD5"}, resolve: sig(types.String, argStr).resolve, kernel: strKernel("MD5", digestKernel(md5.New))},

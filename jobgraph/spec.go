@@ -47,6 +47,8 @@ var specKinds = struct {
 	KindExpand:            func() Spec { return &ExpandSpec{} },
 	KindSinkMaterialize:   func() Spec { return &SinkMaterializeSpec{} },
 	KindWindowTVF:         func() Spec { return &WindowTVFSpec{} },
+	KindWindowRank:        func() Spec { return &WindowRankSpec{} },
+	KindWindowDedup:       func() Spec { return &WindowDeduplicateSpec{} },
 	KindWindowJoin:        func() Spec { return &WindowJoinSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },

@@ -37,6 +37,8 @@ const (
 	KindDeduplicate       = "deduplicate"        // DeduplicateSpec
 	KindUnnest            = "unnest"             // UnnestSpec
 	KindWindowTVF         = "window_tvf"         // WindowTVFSpec
+	KindWindowRank        = "window_rank"        // WindowRankSpec
+	KindWindowDedup       = "window_deduplicate" // WindowDeduplicateSpec
 	KindWindowJoin        = "window_join"        // WindowJoinSpec
 )
 
@@ -186,6 +188,10 @@ func (*TemporalJoinSpec) Inputs() int  { return 2 }
 type NormalizeSpec struct {
 	Schema types.Schema `json:"schema"`
 	Keys   []int        `json:"keys"`
+	// TTLMs drops a key's row that long (processing time) after its last
+	// write; with a TTL an unchanged row is emitted again as -U/+U, as
+	// Flink's does, to keep downstream state alive.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
 var _ Spec = (*NormalizeSpec)(nil)
@@ -353,6 +359,10 @@ type RankSpec struct {
 	// input ends; then it emits, as +I, each partition's rows whose rank
 	// is at most Limit (all rows tied at a rank for RANK and DENSE_RANK).
 	EmitAtEnd bool `json:"emit_at_end,omitempty"`
+	// TTLMs drops a stored row that long (processing time) after it was
+	// written, as Flink's Top-N state TTL does: an expired row leaves the
+	// partition without a retraction.
+	TTLMs int64 `json:"ttl_ms,omitempty"`
 }
 
 // The ranking functions of RankSpec.RankType besides ROW_NUMBER.
@@ -408,6 +418,68 @@ var _ Spec = (*DeduplicateSpec)(nil)
 
 func (*DeduplicateSpec) Kind() string { return KindDeduplicate }
 func (*DeduplicateSpec) Inputs() int  { return 1 }
+
+// WindowRankSpec configures Flink's WindowRank: a Top-N (ROW_NUMBER,
+// rankStart=1, rankEnd=Limit) per (Partition key, window), over an
+// insert-only input that carries its window in the columns WindowStart and
+// WindowEnd (a window function's or a window aggregate's). Rows are
+// buffered per (key, window_end), ordered by OrderBy with ties in arrival
+// order; when the watermark reaches window_end - 1 the window's first
+// Limit rows are emitted as +I, in rank order, and its state is dropped. A
+// row whose window has fired is dropped as late. The output rows are the
+// input rows, with the row number after them when OutputRankNumber is set.
+// Window only names the window in plans. With no Partition it runs on one
+// subtask.
+type WindowRankSpec struct {
+	InputSchema      types.Schema `json:"input_schema"`
+	Partition        []int        `json:"partition,omitempty"`
+	OrderBy          []SortKey    `json:"order_by"`
+	Limit            int64        `json:"limit"`
+	OutputRankNumber bool         `json:"output_rank_number,omitempty"`
+	WindowStart      int          `json:"window_start"`
+	WindowEnd        int          `json:"window_end"`
+	Window           WindowSpec   `json:"window"`
+}
+
+// OutputSchema is the window rank's output: the input columns, then the
+// row number when OutputRankNumber is set.
+func (s *WindowRankSpec) OutputSchema() types.Schema {
+	out := append(types.Schema{}, s.InputSchema...)
+	if s.OutputRankNumber {
+		out = append(out, types.Field{Name: RankNumberColumn, Type: types.BigInt.WithNullable(false)})
+	}
+	return out
+}
+
+var _ Spec = (*WindowRankSpec)(nil)
+
+func (*WindowRankSpec) Kind() string { return KindWindowRank }
+func (*WindowRankSpec) Inputs() int  { return 1 }
+
+// WindowDeduplicateSpec configures Flink's WindowDeduplicate: ROW_NUMBER()
+// OVER (PARTITION BY window_start, window_end, Keys ORDER BY a rowtime)
+// filtered by rn = 1, over an insert-only input that carries its window in
+// the columns WindowStart and WindowEnd. Per (key, window) it keeps one
+// row: the one with the smallest RowtimeCol value (KeepLastRow false, the
+// earlier arrival winning a tie) or the greatest (KeepLastRow, the later
+// arrival winning a tie), and emits it as +I when the watermark reaches
+// window_end - 1. A row whose window has fired is dropped as late. The
+// output rows are the input rows. Window only names the window in plans.
+// With no Keys it runs on one subtask.
+type WindowDeduplicateSpec struct {
+	InputSchema types.Schema `json:"input_schema"`
+	Keys        []int        `json:"keys,omitempty"`
+	KeepLastRow bool         `json:"keep_last_row,omitempty"`
+	RowtimeCol  int          `json:"rowtime_col"`
+	WindowStart int          `json:"window_start"`
+	WindowEnd   int          `json:"window_end"`
+	Window      WindowSpec   `json:"window"`
+}
+
+var _ Spec = (*WindowDeduplicateSpec)(nil)
+
+func (*WindowDeduplicateSpec) Kind() string { return KindWindowDedup }
+func (*WindowDeduplicateSpec) Inputs() int  { return 1 }
 
 // BatchSortSpec configures the end of a batch-mode query
 // (execution.runtime-mode = batch): it applies its input changelog to the
@@ -658,6 +730,20 @@ type KafkaSourceSpec struct {
 	Topic   string       `json:"topic"`
 	Brokers []string     `json:"brokers"`
 	Schema  types.Schema `json:"schema"`
+	// Metadata, when set, has one entry per column of Schema: the
+	// metadata key (see ReadableMetadata) the column holds, in the key's
+	// type, or "" for a field of the record value.
+	Metadata []string `json:"metadata,omitempty"`
+	// Upsert reads the topic as upsert-kafka does: each record's key holds
+	// the KeyFields columns (a JSON object of their names without
+	// KeyPrefix), a record is an upsert of its key (+U), and one with no
+	// value a delete of it (-D). With ValueExceptKey the value holds the
+	// other columns; otherwise it holds every column, and a delete's key
+	// columns are read from its key.
+	Upsert         bool   `json:"upsert,omitempty"`
+	KeyFields      []int  `json:"key_fields,omitempty"`
+	KeyPrefix      string `json:"key_prefix,omitempty"`
+	ValueExceptKey bool   `json:"value_except_key,omitempty"`
 	// StartupMode is one of the KafkaStart constants; StartupTimestampMs
 	// goes with KafkaStartTimestamp.
 	StartupMode        string `json:"startup_mode"`
@@ -685,6 +771,14 @@ type KafkaSinkSpec struct {
 	Topic   string       `json:"topic"`
 	Brokers []string     `json:"brokers"`
 	Schema  types.Schema `json:"schema"`
+	// Upsert writes as upsert-kafka does: each record keyed by the
+	// KeyFields columns (a JSON object of their names without KeyPrefix),
+	// +I and +U rows as upserts, -D rows as tombstones (no value), -U rows
+	// not at all. ValueExceptKey leaves the key columns out of the value.
+	Upsert         bool   `json:"upsert,omitempty"`
+	KeyFields      []int  `json:"key_fields,omitempty"`
+	KeyPrefix      string `json:"key_prefix,omitempty"`
+	ValueExceptKey bool   `json:"value_except_key,omitempty"`
 	// RoundRobin spreads records over partitions in turn; otherwise the
 	// client's default (sticky) partitioner places them.
 	RoundRobin bool `json:"round_robin,omitempty"`

@@ -312,6 +312,51 @@ func (s *DeduplicateSpec) Validate() error {
 	return nil
 }
 
+func (s *WindowRankSpec) Validate() error {
+	if s.Limit < 1 {
+		return fmt.Errorf("limit %d is not positive", s.Limit)
+	}
+	if len(s.OrderBy) == 0 {
+		return errors.New("no ORDER BY key")
+	}
+	if err := checkColumns("partition", s.Partition, s.InputSchema); err != nil {
+		return err
+	}
+	for _, k := range s.OrderBy {
+		if err := checkColumns("sort", []int{k.Col}, s.InputSchema); err != nil {
+			return err
+		}
+	}
+	return checkWindowColumns(s.WindowStart, s.WindowEnd, s.InputSchema)
+}
+
+func (s *WindowDeduplicateSpec) Validate() error {
+	if err := checkColumns("key", s.Keys, s.InputSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("rowtime", []int{s.RowtimeCol}, s.InputSchema); err != nil {
+		return err
+	}
+	if k := s.InputSchema[s.RowtimeCol].Type.Kind; k != types.KindTimestamp && k != types.KindTimestampLTZ {
+		return fmt.Errorf("rowtime column %d is %v, not a timestamp", s.RowtimeCol, s.InputSchema[s.RowtimeCol].Type)
+	}
+	return checkWindowColumns(s.WindowStart, s.WindowEnd, s.InputSchema)
+}
+
+// checkWindowColumns checks the window_start and window_end columns of a
+// window rank or deduplicate: TIMESTAMP columns of its input.
+func checkWindowColumns(start, end int, schema types.Schema) error {
+	if err := checkColumns("window", []int{start, end}, schema); err != nil {
+		return err
+	}
+	for _, c := range []int{start, end} {
+		if schema[c].Type.Kind != types.KindTimestamp {
+			return fmt.Errorf("window column %d is %v, not a TIMESTAMP", c, schema[c].Type)
+		}
+	}
+	return nil
+}
+
 func (s *BatchSortSpec) Validate() error {
 	if s.Limit < 0 || s.Offset < 0 {
 		return fmt.Errorf("limit %d and offset %d must not be negative", s.Limit, s.Offset)
@@ -362,11 +407,47 @@ func (s *KafkaSourceSpec) Validate() error {
 	if len(s.Brokers) == 0 {
 		return errors.New("no brokers")
 	}
+	if s.Metadata != nil {
+		if len(s.Metadata) != len(s.Schema) {
+			return fmt.Errorf("%d metadata entries for %d columns", len(s.Metadata), len(s.Schema))
+		}
+		for i, m := range s.Metadata {
+			if m == "" {
+				continue
+			}
+			k, ok := LookupMetadata("kafka", m)
+			if !ok {
+				return fmt.Errorf("column %d: unknown metadata key %q", i, m)
+			}
+			if !s.Schema[i].Type.Equal(k.Type) {
+				return fmt.Errorf("column %d: metadata %q is %v, not %v", i, m, k.Type, s.Schema[i].Type)
+			}
+		}
+	}
+	if err := checkKeyFields(s.Upsert, s.KeyFields, len(s.Schema)); err != nil {
+		return err
+	}
 	switch s.StartupMode {
 	case KafkaStartEarliest, KafkaStartLatest, KafkaStartTimestamp:
 		return nil
 	}
 	return fmt.Errorf("unknown startup mode %q", s.StartupMode)
+}
+
+// checkKeyFields checks the key columns of an upsert-kafka source or sink
+// over n columns.
+func checkKeyFields(upsert bool, keys []int, n int) error {
+	if upsert && len(keys) == 0 {
+		return errors.New("upsert without key columns")
+	}
+	seen := map[int]bool{}
+	for _, k := range keys {
+		if k < 0 || k >= n || seen[k] {
+			return fmt.Errorf("key column %d is out of range or repeated", k)
+		}
+		seen[k] = true
+	}
+	return nil
 }
 
 func (s *KafkaSinkSpec) Validate() error {
@@ -375,6 +456,9 @@ func (s *KafkaSinkSpec) Validate() error {
 	}
 	if len(s.Brokers) == 0 {
 		return errors.New("no brokers")
+	}
+	if err := checkKeyFields(s.Upsert, s.KeyFields, len(s.Schema)); err != nil {
+		return err
 	}
 	switch s.Guarantee {
 	case "", KafkaDeliveryNone, KafkaDeliveryAtLeastOnce:

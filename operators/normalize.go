@@ -2,7 +2,9 @@ package operators
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -27,6 +29,13 @@ func init() {
 // state TTL off, a row equal to the stored one emits nothing; -U input rows
 // carry no information in an upsert stream and are dropped, as are rows
 // with a NULL key column.
+//
+// With a TTL (TTLMs) a key's row expires that long after its last write
+// (processing time; the key is then new again, and a delete of it emits
+// nothing), and, as in Flink's DeduplicateFunctionHelper, a row equal to
+// the stored one is emitted again as -U/+U so downstream state with the
+// same TTL is refreshed. The stored value is then the write time (8 bytes,
+// big-endian ms) followed by the row.
 type Normalize struct {
 	spec   jobgraph.NormalizeSpec
 	side   *joinSide // the key and row encodings of the input
@@ -36,6 +45,8 @@ type Normalize struct {
 	schema *arrow.Schema
 	rb     *types.RowBuilder
 	kinds  []int8
+	now    func() time.Time
+	valBuf []byte
 }
 
 var _ StatefulOperator = (*Normalize)(nil)
@@ -62,6 +73,10 @@ func (n *Normalize) Open(ctx *Context) error {
 	n.maxPar = maxPar
 	n.be = be
 	n.last = be.Value("last")
+	n.now = ctx.Now
+	if n.now == nil {
+		n.now = time.Now
+	}
 	n.side = newJoinSide(n.spec.Schema, n.spec.Keys, nil)
 	n.schema = n.spec.Schema.ArrowSchema()
 	n.rb = types.NewRowBuilder(nil, n.spec.Schema)
@@ -77,6 +92,11 @@ func (n *Normalize) Process(_ int, b types.Batch, out Collector) error {
 	cols := b.Rec.Columns()[:b.NumCols()]
 	n.side.bind(cols, rows)
 	kinds := b.Kinds()
+	ttl := n.spec.TTLMs > 0
+	var nowMs int64
+	if ttl {
+		nowMs = n.now().UnixMilli()
+	}
 	for i := 0; i < rows; i++ {
 		kind := types.RowKind(kinds[i])
 		if kind == types.UpdateBefore {
@@ -90,11 +110,21 @@ func (n *Normalize) Process(_ int, b types.Batch, out Collector) error {
 		if err != nil {
 			return err
 		}
+		stored := found
+		if found && ttl {
+			if len(old) < 8 {
+				return fmt.Errorf("operators: normalize state holds a value of %d bytes, too short for its write time", len(old))
+			}
+			found = nowMs-int64(binary.BigEndian.Uint64(old)) < n.spec.TTLMs
+			old = old[8:]
+		}
 		if kind == types.Delete {
 			if found {
 				if err := n.emitStored(old, types.Delete); err != nil {
 					return err
 				}
+			}
+			if stored {
 				if err := n.last.Delete(kg, key); err != nil {
 					return err
 				}
@@ -103,7 +133,7 @@ func (n *Normalize) Process(_ int, b types.Batch, out Collector) error {
 		}
 		row := n.side.rowAt(cols, i)
 		switch {
-		case found && bytes.Equal(old, row):
+		case found && !ttl && bytes.Equal(old, row):
 			continue
 		case found:
 			if err := n.emitStored(old, types.UpdateBefore); err != nil {
@@ -112,6 +142,11 @@ func (n *Normalize) Process(_ int, b types.Batch, out Collector) error {
 			n.emitRow(cols, i, types.UpdateAfter)
 		default:
 			n.emitRow(cols, i, types.Insert)
+		}
+		if ttl {
+			n.valBuf = binary.BigEndian.AppendUint64(n.valBuf[:0], uint64(nowMs))
+			row = append(n.valBuf, row...)
+			n.valBuf = row
 		}
 		if err := n.last.Put(kg, key, row); err != nil {
 			return err

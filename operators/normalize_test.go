@@ -3,6 +3,7 @@ package operators
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -70,5 +71,45 @@ func TestNormalize(t *testing.T) {
 		if strings.Join(out.rows, " ") != strings.Join(want, " ") {
 			t.Errorf("cache %d:\ngot  %v\nwant %v", cache, out.rows, want)
 		}
+	}
+}
+
+// TestNormalizeTTL: with a TTL an unchanged row is emitted again as -U/+U
+// (Flink refreshes downstream state so), and a key not written for the TTL
+// is gone: its next row is +I and a delete of it emits nothing.
+func TestNormalizeTTL(t *testing.T) {
+	clock := time.UnixMilli(1_000_000)
+	op, err := NewOperator(&jobgraph.NormalizeSpec{Schema: upsertSchema, Keys: []int{0}, TTLMs: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128, Now: func() time.Time { return clock }}, 1<<20, t.TempDir())); err != nil {
+		t.Fatal(err)
+	}
+	out := &calcSink{}
+	step := func(advance time.Duration, rows ...string) {
+		t.Helper()
+		clock = clock.Add(advance)
+		b := upsertBatch(t, rows...)
+		defer b.Release()
+		if err := op.Process(0, b, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(0, "+I 1 a", "+I 2 b")
+	step(500*time.Millisecond, "+U 1 a")           // unchanged: refreshed, emitted again
+	step(700*time.Millisecond, "+U 1 c", "-D 2 b") // 2 expired at 1000 ms
+	step(1000*time.Millisecond, "+U 1 d")          // 1 expired too
+	if err := op.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"+I[1, a]", "+I[2, b]",
+		"-U[1, a]", "+U[1, a]",
+		"-U[1, a]", "+U[1, c]", // 2's delete finds nothing
+		"+I[1, d]",
+	}
+	if strings.Join(out.rows, " ") != strings.Join(want, " ") {
+		t.Errorf("got  %v\nwant %v", out.rows, want)
 	}
 }

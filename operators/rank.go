@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -61,6 +62,10 @@ func init() {
 // emits +I of each partition's rows of rank <= Limit, in rank order. The output rows are the input rows, then
 // the row number when it is output. Changes are emitted in batches of up
 // to 4096 rows before Process returns.
+//
+// With a TTL (TTLMs) a stored row expires that long after it was written
+// and leaves the partition silently, as in Flink: no retraction is emitted,
+// and a later row may take its rank.
 //
 // State: a MultisetState per partition key whose entries are the encoded
 // sort key, an arrival sequence number and the encoded row (each entry once,
@@ -157,6 +162,9 @@ func (r *Rank) Open(ctx *Context) error {
 	r.maxPar = maxPar
 	r.be = be
 	r.rows = be.Multiset("rows")
+	if r.spec.TTLMs > 0 {
+		r.rows.SetTTL(time.Duration(r.spec.TTLMs)*time.Millisecond, ctx.Now)
+	}
 	ks := make(types.Schema, len(r.spec.Partition))
 	for i, c := range r.spec.Partition {
 		ks[i] = r.spec.InputSchema[c]

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"go.uber.org/zap"
@@ -542,6 +543,51 @@ func TestRankEmitAtEnd(t *testing.T) {
 					})
 				}
 			}
+		}
+	}
+}
+
+// TestRankTTL: with a TTL a stored row expires that long after it was
+// written and leaves the top silently, as Flink's Top-N state TTL has it:
+// a later row then takes its rank without evicting anything.
+func TestRankTTL(t *testing.T) {
+	clock := time.UnixMilli(1_000_000)
+	spec := jobgraph.RankSpec{InputSchema: aggInput, Partition: []int{0}, OrderBy: []jobgraph.SortKey{{Col: 1, Desc: true}}, Limit: 2, TTLMs: 1000}
+	op, err := NewOperator(&spec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := op.Open(withKeyedState(t, &Context{MaxParallelism: 128, Logger: zap.NewNop(), Now: func() time.Time { return clock }}, 1<<16, "")); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	feed := func(advance time.Duration, x int32, s string) string {
+		t.Helper()
+		clock = clock.Add(advance)
+		k := int64(1)
+		out := &aggCollector{schema: aggInput}
+		b := buildAggBatch([]aggEvent{{types.Insert, arow{k: &k, x: &x, s: &s}}})
+		defer b.Release()
+		if err := op.Process(0, b, out); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(out.rows, " ")
+	}
+	for _, c := range []struct {
+		advance time.Duration
+		x       int32
+		s, want string
+	}{
+		{0, 5, "a", "+I[1, 5, NULL, NULL, a]"},
+		{600 * time.Millisecond, 3, "b", "+I[1, 3, NULL, NULL, b]"},
+		{0, 4, "c", "-D[1, 3, NULL, NULL, b] +I[1, 4, NULL, NULL, c]"},
+		// a (written at 0) has expired: c and d are the top, nothing evicted.
+		{500 * time.Millisecond, 1, "d", "+I[1, 1, NULL, NULL, d]"},
+		// e ranks above d and evicts it.
+		{0, 2, "e", "-D[1, 1, NULL, NULL, d] +I[1, 2, NULL, NULL, e]"},
+	} {
+		if got := feed(c.advance, c.x, c.s); got != c.want {
+			t.Fatalf("x=%d s=%s: got %q, want %q", c.x, c.s, got, c.want)
 		}
 	}
 }

@@ -37,10 +37,8 @@ func (a *aggBinder) bind(sc *scope, f *ast.FuncCall, name string) (*expr.Expr, e
 		"STDDEV_POP", "STDDEV_SAMP", "VAR_POP", "VAR_SAMP":
 	case "COLLECT":
 		return nil, unsupported(f.Pos, "COLLECT, whose result is a MULTISET,")
-	case "GROUPING", "GROUPING_ID":
+	case "GROUPING", "GROUPING_ID", "GROUP_ID":
 		return a.bindGrouping(sc, f, name)
-	case "GROUP_ID":
-		return nil, unsupported(f.Pos, "GROUP_ID()")
 	default:
 		return nil, unsupported(f.Pos, "aggregate function "+name)
 	}
@@ -134,6 +132,10 @@ func (a *aggBinder) bindGrouping(sc *scope, f *ast.FuncCall, name string) (*expr
 	switch {
 	case f.Star || f.Distinct || f.Filter != nil:
 		return nil, errorf(f.Pos, "%s takes neither *, DISTINCT nor FILTER", name)
+	case name == "GROUP_ID":
+		if len(f.Args) > 0 {
+			return nil, errorf(f.Pos, "invalid number of arguments to function 'GROUP_ID': %d", len(f.Args))
+		}
 	case len(f.Args) == 0:
 		return nil, errorf(f.Pos, "invalid number of arguments to function '%s': 0", name)
 	case len(f.Args) > 63:
@@ -323,7 +325,7 @@ func bindGroupBy(s *ast.Select, in node, sc *scope, agg *aggBinder, exprs []*exp
 		}
 		sub := make([]*expr.Expr, len(grouping))
 		for i := range grouping {
-			sub[i] = gk.groupingExpr(groupingArgs[i], eCol)
+			sub[i] = gk.groupingExpr(grouping[i].fn, groupingArgs[i], eCol)
 		}
 		from := len(rkeys) + len(calls)
 		for i := range exprs {

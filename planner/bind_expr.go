@@ -20,6 +20,9 @@ var aggregates = map[string]bool{
 
 // bindExpr types an expression against the columns of sc.
 func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
+	if i, ok := sc.pieces[e]; ok {
+		return expr.Column(i, sc.cols[i].typ), nil
+	}
 	switch e := e.(type) {
 	case *ast.Literal:
 		return bindLiteral(e)
@@ -124,7 +127,13 @@ func bindExpr(sc *scope, e ast.Expr) (*expr.Expr, error) {
 		if e.Try {
 			return expr.TryCast(x, t.WithNullable(true)), nil
 		}
-		return expr.Cast(x, t.WithNullable(x.Type.Nullable())), nil
+		t = t.WithNullable(x.Type.Nullable())
+		if x.Type == t && sc.isRowtime(x) {
+			// NB: a CAST of a rowtime attribute to its own type is kept, as
+			// in Flink: its result is a plain timestamp (see timeAttrs).
+			return &expr.Expr{Op: expr.OpCall, Func: "CAST", Type: t, Args: []*expr.Expr{x}}, nil
+		}
+		return expr.Cast(x, t), nil
 	case *ast.TimestampDiff:
 		args, err := bindExprs(sc, e.A, e.B)
 		if err != nil {

@@ -122,37 +122,12 @@ func bindGroupWindow(sc *scope, in node, f *ast.FuncCall, fn string) (*groupWind
 	if err != nil {
 		return nil, err
 	}
-	proctime := tc.Op == expr.OpColumn && tc.Col == proctimeOf(in)
+	proctime := tc.Op == expr.OpColumn && timeKindOf(in, tc.Col) == proctimeAttr
 	if tc.Op != expr.OpColumn || !sc.isRowtime(tc) && !proctime {
 		// Flink's StreamLogicalWindowAggregateRule.
 		return nil, errorf(f.Args[0].Position(), "Window can only be defined on a time attribute column, but is type of %s", tc.Type)
 	}
 	return &groupWindow{pos: f.Pos, fn: fn, timeCol: tc.Col, proctime: proctime, window: w, key: key}, nil
-}
-
-// proctimeOf returns the column of n's output that is its table's
-// processing-time attribute (a column computed as PROCTIME()), or -1.
-// Filters and projections that pass the column through keep it one.
-func proctimeOf(n node) int {
-	switch n := n.(type) {
-	case *scanNode:
-		for i, c := range n.table.Columns {
-			if c.Proctime() && i < len(n.out) {
-				return i
-			}
-		}
-	case *filterNode:
-		return proctimeOf(n.input)
-	case *projectNode:
-		if r := proctimeOf(n.input); r >= 0 {
-			for i, e := range n.exprs {
-				if e.Op == expr.OpColumn && e.Col == r {
-					return i
-				}
-			}
-		}
-	}
-	return -1
 }
 
 // bindAux collects the auxiliary group window function f (name) as a call

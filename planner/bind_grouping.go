@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"maps"
 	"time"
 
 	"github.com/braidflow/braid/expr"
@@ -207,14 +208,33 @@ func (g *groupKeys) groupingValue(args []int, s []int) int64 {
 	return v
 }
 
-// groupingExpr is GROUPING(args) over the aggregate's output, where eCol
-// is the $e column (or -1 without an Expand): a constant when every set
-// gives the same value, else a CASE over $e.
-func (g *groupKeys) groupingExpr(args []int, eCol int) *expr.Expr {
+// groupID is GROUP_ID() in grouping set i, as Calcite defines it: how
+// many sets before it are the same set (GROUPING SETS ((a), (a)) gives 0,
+// then 1), so duplicate sets' rows can be told apart.
+func (g *groupKeys) groupID(i int) int64 {
+	m := members(g.sets[i], len(g.keys))
+	var n int64
+	for _, s := range g.sets[:i] {
+		if len(s) == len(g.sets[i]) && maps.Equal(members(s, len(g.keys)), m) {
+			n++
+		}
+	}
+	return n
+}
+
+// groupingExpr is fn (GROUPING(args), GROUPING_ID(args) or GROUP_ID())
+// over the aggregate's output, where eCol is the $e column (or -1 without
+// an Expand): a constant when every set gives the same value, else a CASE
+// over $e.
+func (g *groupKeys) groupingExpr(fn string, args []int, eCol int) *expr.Expr {
 	vals := make([]int64, len(g.sets))
 	same := true
 	for i, s := range g.sets {
-		vals[i] = g.groupingValue(args, s)
+		if fn == "GROUP_ID" {
+			vals[i] = g.groupID(i)
+		} else {
+			vals[i] = g.groupingValue(args, s)
+		}
 		same = same && vals[i] == vals[0]
 	}
 	bigint := types.BigInt.WithNullable(false)
@@ -263,10 +283,10 @@ func (ph *physical) buildExpand(n *expandNode) (*stream, error) {
 	return ph.b.chain(in, in.vertex.Parallelism, op("Expand", spec), n.out), nil
 }
 
-// isGrouping reports whether an aggregate call is GROUPING or GROUPING_ID,
-// which the aggregate does not compute: the planner derives them from the
-// row's grouping set.
-func isGrouping(fn string) bool { return fn == "GROUPING" || fn == "GROUPING_ID" }
+// isGrouping reports whether an aggregate call is GROUPING, GROUPING_ID or
+// GROUP_ID, which the aggregate does not compute: the planner derives them
+// from the row's grouping set.
+func isGrouping(fn string) bool { return fn == "GROUPING" || fn == "GROUPING_ID" || fn == "GROUP_ID" }
 
 // splitGroupingCalls separates GROUPING calls from the aggregate's calls:
 // it returns the calls the aggregate computes and, per call of calls, its

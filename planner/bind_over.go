@@ -52,7 +52,7 @@ type overBinder struct {
 	aggs    aggBinder
 	windows []*ast.NamedWindow
 	sc      *scope // the FROM clause's columns
-	rowtime int    // the input's rowtime column, or -1
+	in      node   // the FROM clause's relation, whose time attributes order windows
 	win     *overWindow
 	pos     ast.Pos // the first OVER aggregate
 }
@@ -160,8 +160,14 @@ func (o *overBinder) bindWindow(pos ast.Pos, spec *ast.WindowSpec) (*overWindow,
 	if err != nil {
 		return nil, err
 	}
-	if e.Op != expr.OpColumn || e.Col != o.rowtime || o.rowtime < 0 {
-		// NB: Braid has no PROCTIME(), so the rowtime is the one time attribute.
+	kind := notTime
+	if e.Op == expr.OpColumn {
+		kind = timeKindOf(o.in, e.Col)
+	}
+	switch kind {
+	case proctimeAttr:
+		return nil, unsupported(ord.Pos, "an OVER window ordered by a processing-time attribute")
+	case notTime:
 		return nil, errorf(ord.Pos, "OVER windows' ordering in stream mode must be defined on a time attribute.")
 	}
 	w.rowtime, w.orderName = e.Col, ord.Expr.String()

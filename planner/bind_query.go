@@ -10,6 +10,7 @@ import (
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/sql/parser"
 	"github.com/braidflow/braid/types"
@@ -191,7 +192,7 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	// are bound; any makes the query an aggregation.
 	agg := &aggBinder{width: len(sc.cols)}
 	isc := sc.withAggs(agg)
-	over := &overBinder{aggs: aggBinder{width: len(sc.cols)}, windows: s.Windows, sc: sc, rowtime: rowtimeOf(in)}
+	over := &overBinder{aggs: aggBinder{width: len(sc.cols)}, windows: s.Windows, sc: sc, in: in}
 	isc.over = over
 	var exprs []*expr.Expr
 	var srcs []ast.Expr
@@ -226,14 +227,23 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		}
 	}
 	var having *expr.Expr
-	if s.Having != nil {
+	plainHaving, havingSubs := splitHaving(s.Having)
+	if plainHaving != nil {
 		var err error
-		if having, err = bindExpr(isc, s.Having); err != nil {
+		if having, err = bindExpr(isc, plainHaving); err != nil {
 			return nil, err
 		}
 		if having.Type.Kind != types.KindBoolean {
-			return nil, errorf(s.Having.Position(), "HAVING must be a BOOLEAN expression, got %s", having.Type)
+			return nil, errorf(plainHaving.Position(), "HAVING must be a BOOLEAN expression, got %s", having.Type)
 		}
+	}
+	visible := len(exprs)
+	var hs *havingSubqueries
+	if len(havingSubs) > 0 {
+		if hs, err = b.bindHavingPieces(isc, sc, havingSubs); err != nil {
+			return nil, err
+		}
+		exprs, srcs = append(exprs, hs.exprs...), append(srcs, hs.srcs...)
 	}
 	if rk := rowNumberBelow(in); rk != nil {
 		read := exprs
@@ -247,11 +257,16 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 		markRowNumberRead(rk, read, agg, having)
 	}
 	names = uniquify(names)
+	if hs != nil {
+		for _, c := range hs.cols {
+			names = append(names, c.name)
+		}
+	}
 	out := make(types.Schema, len(exprs))
 	for i, e := range exprs {
 		out[i] = types.Field{Name: names[i], Type: e.Type}
 	}
-	aggregated := len(s.GroupBy) > 0 || having != nil || len(agg.calls) > 0
+	aggregated := len(s.GroupBy) > 0 || s.Having != nil || len(agg.calls) > 0
 	if len(over.aggs.calls) > 0 {
 		if aggregated {
 			return nil, unsupported(over.pos, "an OVER aggregate in a SELECT with GROUP BY or aggregates (aggregate in a subquery, then apply OVER to it)")
@@ -267,6 +282,11 @@ func (b *binder) bindSelect(s *ast.Select) (node, error) {
 	if aggregated {
 		if n, err = bindGroupBy(s, in, sc, agg, exprs, srcs, out, having, aggTTL.ttl); err != nil {
 			return nil, err
+		}
+		if hs != nil {
+			if n, err = b.applyHaving(hs, n, visible); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if s.Distinct {
@@ -568,25 +588,63 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 	return scan, sc, nil
 }
 
-// bindScan builds the scan of a catalog table: the source reads the
-// physical columns; when the table has computed columns, a projection lays
-// out every column in declaration order.
-func bindScan(tbl *catalog.Table) (*scanNode, error) {
-	phys := tbl.PhysicalSchema()
-	physScope := &scope{}
-	for _, f := range phys {
-		physScope.cols = append(physScope.cols, scopeColumn{name: f.Name, typ: f.Type})
+// sourceSchema is what the source of tbl reads: its physical and METADATA
+// columns in declaration order, a METADATA column in its key's type.
+func sourceSchema(tbl *catalog.Table) (types.Schema, error) {
+	var s types.Schema
+	for _, c := range tbl.Columns {
+		switch {
+		case c.Computed():
+		case c.Metadata != "":
+			k, ok := jobgraph.LookupMetadata(tbl.Connector(), c.Metadata)
+			if !ok {
+				return nil, fmt.Errorf("table %s.%s: METADATA column %s reads '%s', which its connector does not offer", tbl.Database, tbl.Name, c.Name, c.Metadata)
+			}
+			s = append(s, types.Field{Name: c.Name, Type: k.Type})
+		default:
+			s = append(s, types.Field{Name: c.Name, Type: c.Type})
+		}
 	}
-	scan := &scanNode{table: tbl, phys: phys, rowtime: -1}
-	computed := false
+	return s, nil
+}
+
+// bindScan builds the scan of a catalog table: the source reads the
+// physical and METADATA columns; when the table has computed columns (or a
+// METADATA column of another type than its key's), a projection lays out
+// every column in declaration order.
+func bindScan(tbl *catalog.Table) (*scanNode, error) {
+	phys, err := sourceSchema(tbl)
+	if err != nil {
+		return nil, err
+	}
+	// src are the source's columns as the table declares them: a METADATA
+	// column is read in its key's type and cast to its own.
+	physScope := &scope{}
+	var src []*expr.Expr
+	cast := false
 	p := 0
 	for _, c := range tbl.Columns {
-		if c.Metadata != "" {
-			return nil, fmt.Errorf("table %s.%s has METADATA column %s, which is not supported yet", tbl.Database, tbl.Name, c.Name)
+		if c.Computed() {
+			continue
 		}
+		col := expr.Column(p, phys[p].Type)
+		if !phys[p].Type.WithNullable(true).Equal(c.Type.WithNullable(true)) {
+			col, cast = expr.Cast(col, c.Type), true
+		} else if c.Metadata != "" {
+			// NB: a NOT NULL key read into a nullable column.
+			col = expr.Column(p, c.Type)
+		}
+		src = append(src, col)
+		physScope.cols = append(physScope.cols, scopeColumn{name: c.Name, typ: c.Type})
+		p++
+	}
+	scan := &scanNode{table: tbl, phys: phys, rowtime: -1}
+	computed := cast
+	p = 0
+	for _, c := range tbl.Columns {
 		if !c.Computed() {
-			scan.exprs = append(scan.exprs, expr.Column(p, phys[p].Type))
-			scan.out = append(scan.out, phys[p])
+			scan.exprs = append(scan.exprs, src[p])
+			scan.out = append(scan.out, types.Field{Name: c.Name, Type: c.Type})
 			p++
 			continue
 		}
@@ -598,6 +656,9 @@ func bindScan(tbl *catalog.Table) (*scanNode, error) {
 		e, err := bindExpr(physScope, ae)
 		if err != nil {
 			return nil, fmt.Errorf("computed column %s of table %s.%s: %v", c.Name, tbl.Database, tbl.Name, err)
+		}
+		if cast {
+			e = substituteColumns(e, 0, src)
 		}
 		scan.exprs = append(scan.exprs, e)
 		scan.out = append(scan.out, types.Field{Name: c.Name, Type: e.Type})

@@ -289,28 +289,6 @@ func (b *binder) bindRowNumber(s *ast.Select, at int) (node, error) {
 	return rk, nil
 }
 
-// timeAttribute is "ROWTIME" when column col of n is its rowtime (the
-// WATERMARK FOR column, through filters and projections that pass it on
-// unchanged), "PROCTIME" when it is a PROCTIME() computed column, else "".
-func timeAttribute(n node, col int) string {
-	switch n := n.(type) {
-	case *scanNode:
-		switch {
-		case col == n.rowtime:
-			return "ROWTIME"
-		case col < len(n.table.Columns) && n.table.Columns[col].Proctime():
-			return "PROCTIME"
-		}
-	case *filterNode:
-		return timeAttribute(n.input, col)
-	case *projectNode:
-		if e := n.exprs[col]; e.Op == expr.OpColumn {
-			return timeAttribute(n.input, e.Col)
-		}
-	}
-	return ""
-}
-
 // constantRowNumber reports whether the row number can only be 1 (rn = 1):
 // Flink's RankNumberColumnRemoveRule then makes it a literal after the
 // rank, which does not output it.
@@ -436,6 +414,10 @@ func markRowNumberRead(rk *rankNode, exprs []*expr.Expr, agg *aggBinder, having 
 // at the default parallelism, or a SINGLE edge a global Top-N (ORDER BY ...
 // LIMIT) on one subtask; a calc drops the hidden key columns after it.
 func (ph *physical) buildRank(n *rankNode) (*stream, error) {
+	batchRank := ph.batch && (n.rankType == "RANK" || n.rankType == "DENSE_RANK")
+	if p := windowRankInput(n); p != nil && !batchRank {
+		return ph.buildWindowRank(n, p)
+	}
 	if windowRelationBelow(n.input) != nil {
 		what := n.rankType
 		if what == "" {
@@ -469,6 +451,8 @@ func (ph *physical) buildRank(n *rankNode) (*stream, error) {
 	rankType := "ROW_NUMBER"
 	if atEnd {
 		spec.RankType, rankType = n.rankType, n.rankType
+	} else if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+		return nil, err
 	}
 	strategy := "AppendFastStrategy"
 	if spec.InputRetracts {

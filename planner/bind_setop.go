@@ -48,6 +48,11 @@ func (b *binder) bindSetOp(s *ast.SetOp) (node, error) {
 	}
 	out := make(types.Schema, len(ls))
 	for i := range ls {
+		if lk, rk := timeKindOf(l, i), timeKindOf(r, i); lk != rk {
+			// Flink's RelTimeIndicatorConverter.validateType.
+			return nil, errorf(s.Pos, "Union fields with time attributes requires same types, but the types are %s and %s.",
+				timeTypeString(rs[i].Type, rk), timeTypeString(ls[i].Type, lk))
+		}
 		t, ok := expr.CommonType(ls[i].Type, rs[i].Type)
 		if !ok {
 			return nil, errorf(s.Pos, "%s column %d (%s) has incompatible types %s and %s", name, i+1, ls[i].Name, ls[i].Type, rs[i].Type)

@@ -20,7 +20,9 @@ import (
 //   - a scalar subquery (SELECT <one aggregate> FROM t [WHERE ...]) in the
 //     SELECT list or WHERE is decorrelated as a LATERAL one is
 //     (decorrelate): a LEFT join with the subquery grouped by its
-//     correlated columns, or, uncorrelated, on a constant key.
+//     correlated columns, or, uncorrelated, on a constant key;
+//   - a HAVING conjunct holding a subquery becomes a WHERE over the
+//     aggregate's rows (bind_having.go).
 //
 // Subqueries anywhere else, under OR or NOT among them, are refused.
 
@@ -38,7 +40,7 @@ func (n *semiJoinNode) schema() types.Schema { return n.left.schema() }
 
 // subqueryHere is the error for a subquery where Braid cannot plan one.
 func subqueryHere(pos ast.Pos) error {
-	return unsupported(pos, "a subquery in this position (Braid plans [NOT] EXISTS and [NOT] IN joined by AND in WHERE, scalar subqueries in SELECT and WHERE, and subqueries in FROM)")
+	return unsupported(pos, "a subquery in this position (Braid plans [NOT] EXISTS and [NOT] IN joined by AND in WHERE or HAVING, scalar subqueries in SELECT, WHERE and HAVING, and subqueries in FROM)")
 }
 
 // resolveCorrelated resolves ref in a correlated subquery's scope: in the
@@ -357,7 +359,7 @@ func (b *binder) bindScalarSubqueries(in node, sc *scope, s *ast.Select) (node, 
 			}
 		}
 		nsc := &scope{cols: append([]scopeColumn{}, sc.cols...), star: star, merged: sc.merged,
-			scalars: map[*ast.Subquery]int{}}
+			scalars: map[*ast.Subquery]int{}, pieces: sc.pieces}
 		for k, v := range sc.scalars {
 			nsc.scalars[k] = v
 		}

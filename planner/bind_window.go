@@ -12,17 +12,18 @@ import (
 )
 
 // windowNode is a windowing table-valued function (TUMBLE, HOP, CUMULATE,
-// SESSION) over a table: the table's columns, then window_start,
+// SESSION) over a relation (a table, a view, a common table expression or
+// a subquery) whose time attribute it windows: its columns, then window_start,
 // window_end and window_time. Under an aggregate grouped by window_start
 // and window_end it is a window aggregate; anywhere else a relation
 // (buildWindowTVF).
 type windowNode struct {
 	pos   ast.Pos
-	input *scanNode
+	input node
 	// where filters the table's rows: the conditions between the function
 	// and a window aggregate over it (windowAggBelow); nil for none.
 	where *expr.Expr
-	// timeCol is the table's rowtime column in input.
+	// timeCol is the input's time attribute column (see timeAttrs).
 	timeCol int
 	window  jobgraph.WindowSpec
 	// partition are SESSION's PARTITION BY columns in input.
@@ -91,20 +92,9 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 			return nil, nil, errorf(t.Call.Pos, "%s needs its %s argument", fn, p)
 		}
 	}
-	ta, ok := args["DATA"].(*ast.TableArg)
-	if !ok {
-		return nil, nil, errorf(args["DATA"].Position(), "the DATA argument of %s must be TABLE name", fn)
-	}
-	if len(ta.PartitionBy) > 0 && fn != jobgraph.WindowSession {
-		return nil, nil, unsupported(ta.Pos, "PARTITION BY in "+fn)
-	}
-	in, inScope, err := b.bindTableName(&ast.TableName{Pos: ta.Pos, Name: ta.Name})
+	in, inScope, ta, err := b.bindWindowData(fn, args["DATA"])
 	if err != nil {
 		return nil, nil, err
-	}
-	scan, ok := in.(*scanNode)
-	if !ok {
-		return nil, nil, unsupported(ta.Pos, "a window function over "+ta.Name.String())
 	}
 	d, ok := args["TIMECOL"].(*ast.Descriptor)
 	if !ok || len(d.Columns) != 1 {
@@ -114,9 +104,10 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	proctime := col == proctimeOf(scan)
-	if col != scan.rowtime && !proctime {
-		return nil, nil, errorf(d.Columns[0].Pos, "The window function requires the timecol is a time attribute type, but is %s.", scan.out[col].Type)
+	kind := timeKindOf(in, col)
+	proctime := kind == proctimeAttr
+	if kind == notTime {
+		return nil, nil, errorf(d.Columns[0].Pos, "The window function requires the timecol is a time attribute type, but is %s.", in.schema()[col].Type)
 	}
 	w := jobgraph.WindowSpec{Kind: fn}
 	var partition []int
@@ -151,8 +142,8 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 			return nil, nil, err
 		}
 	}
-	n := &windowNode{pos: t.Pos, input: scan, timeCol: col, window: w, partition: partition, proctime: proctime}
-	n.out = append(append(types.Schema{}, scan.out...), windowColumns(scan.out[col].Type)...)
+	n := &windowNode{pos: t.Pos, input: in, timeCol: col, window: w, partition: partition, proctime: proctime}
+	n.out = append(append(types.Schema{}, in.schema()...), windowColumns(in.schema()[col].Type)...)
 	sc := &scope{}
 	for _, f := range n.out {
 		sc.cols = append(sc.cols, scopeColumn{name: f.Name, typ: f.Type})
@@ -166,10 +157,47 @@ func (b *binder) bindWindowTVF(t *ast.TableFunc) (node, *scope, error) {
 	return n, sc, nil
 }
 
+// bindWindowData binds the DATA argument of the window function fn: TABLE
+// name, where name is a table, a view or a common table expression, or a
+// subquery in parentheses, either with a PARTITION BY for SESSION, as
+// Flink (Calcite's grammar) accepts. It returns the relation, its scope,
+// and the table argument (nil for a subquery without PARTITION BY).
+func (b *binder) bindWindowData(fn string, a ast.Expr) (node, *scope, *ast.TableArg, error) {
+	switch a := a.(type) {
+	case *ast.TableArg:
+		if len(a.PartitionBy) > 0 && fn != jobgraph.WindowSession {
+			return nil, nil, nil, unsupported(a.Pos, "PARTITION BY in "+fn)
+		}
+		if a.Query != nil {
+			in, sc, err := b.bindWindowQuery(a.Query)
+			return in, sc, a, err
+		}
+		in, sc, err := b.bindTableName(&ast.TableName{Pos: a.Pos, Name: a.Name})
+		return in, sc, a, err
+	case *ast.Subquery:
+		in, sc, err := b.bindWindowQuery(a.Query)
+		return in, sc, nil, err
+	}
+	return nil, nil, nil, errorf(a.Position(), "the DATA argument of %s must be TABLE name or a subquery in parentheses", fn)
+}
+
+// bindWindowQuery binds a subquery given as a window function's data.
+func (b *binder) bindWindowQuery(q *ast.Query) (node, *scope, error) {
+	in, err := b.bindQuery(q)
+	if err != nil {
+		return nil, nil, err
+	}
+	sc, err := relationScope(in, nil, "", nil)
+	return in, sc, err
+}
+
 // sessionPartition resolves SESSION's PARTITION BY: columns of the table,
-// each once.
+// each once; none without a TABLE argument.
 func sessionPartition(ta *ast.TableArg, sc *scope) ([]int, error) {
 	var cols []int
+	if ta == nil {
+		return nil, nil
+	}
 	for _, e := range ta.PartitionBy {
 		ref, ok := e.(*ast.ColumnRef)
 		if !ok {

@@ -29,7 +29,7 @@ func (b *graphBuilder) noteTable(op *jobgraph.Operator, t *catalog.Table, schema
 		b.tables = map[*jobgraph.Operator]explainTable{}
 	}
 	b.tables[op] = explainTable{database: t.Database, name: t.Name, schema: schema,
-		upsert: t.Managed() && len(t.PrimaryKey) > 0}
+		upsert: (t.Managed() || t.Connector() == "upsert-kafka") && len(t.PrimaryKey) > 0}
 }
 
 // Explain describes a plan as EXPLAIN prints it: the "Optimized Execution
@@ -218,6 +218,10 @@ func (x *explainer) outputSchema(n *explainNode) types.Schema {
 	case *jobgraph.OverAggSpec:
 		return s.OutputSchema
 	case *jobgraph.RankSpec:
+		return s.OutputSchema()
+	case *jobgraph.WindowRankSpec:
+		return s.OutputSchema()
+	case *jobgraph.WindowDeduplicateSpec:
 		return s.InputSchema
 	case *jobgraph.BatchSortSpec:
 		return s.InputSchema

@@ -83,11 +83,24 @@ func (x *explainer) mode(n *explainNode) changelogMode {
 		}
 		return in
 	case *jobgraph.RankSpec:
+		switch {
+		case s.EmitAtEnd:
+			return modeInsert
+		case s.OutputRankNumber:
+			// A row whose number changes is updated; with an append-only
+			// input the row pushed out of the top is the last one, updated
+			// in place, so only a retracting input deletes.
+			m := modeInsert | modeUpdateBefore | modeUpdateAfter
+			if s.InputRetracts {
+				m |= modeDelete
+			}
+			return m
+		}
 		// Rows entering the top are inserted, rows leaving it deleted.
 		return modeInsert | modeDelete
 	case *jobgraph.IntervalJoinSpec, *jobgraph.TemporalJoinSpec, *jobgraph.WindowAggSpec,
-		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec, *jobgraph.WindowTVFSpec,
-		*jobgraph.WindowJoinSpec:
+		*jobgraph.WindowRankSpec, *jobgraph.WindowDeduplicateSpec, *jobgraph.WindowJoinSpec,
+		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec, *jobgraph.WindowTVFSpec:
 		return modeInsert
 	case *jobgraph.SinkMaterializeSpec:
 		// The latest row of a sink key as an upsert: no -U.
@@ -155,12 +168,25 @@ func (x *explainer) describe(n *explainNode) string {
 	case *jobgraph.OverAggSpec:
 		return describeOverAgg(s, in, n.names)
 	case *jobgraph.RankSpec:
+		rankType := s.RankType
+		if rankType == "" {
+			rankType = "ROW_NUMBER"
+		}
+		rest := fmt.Sprintf("rankType=[%s], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s]",
+			rankType, s.Limit, strings.Join(namesAt(in, s.Partition), ", "), sortKeysText(s.OrderBy, in), strings.Join(n.names, ", "))
+		if s.EmitAtEnd {
+			// Flink's batch Rank has no strategy.
+			return "Rank(" + rest + ")"
+		}
 		strategy := "AppendFastStrategy"
 		if s.InputRetracts {
 			strategy = "RetractStrategy"
 		}
-		return fmt.Sprintf("Rank(strategy=[%s], rankType=[ROW_NUMBER], rankRange=[rankStart=1, rankEnd=%d], partitionBy=[%s], orderBy=[%s], select=[%s])",
-			strategy, s.Limit, strings.Join(namesAt(in, s.Partition), ", "), sortKeysText(s.OrderBy, in), strings.Join(n.names, ", "))
+		return fmt.Sprintf("Rank(strategy=[%s], %s)", strategy, rest)
+	case *jobgraph.WindowRankSpec:
+		return describeWindowRank(s, in, n.names)
+	case *jobgraph.WindowDeduplicateSpec:
+		return describeWindowDedup(s, in)
 	case *jobgraph.BatchSortSpec:
 		return fmt.Sprintf("BatchSort(orderBy=[%s], offset=[%d], fetch=[%s])", sortKeysText(s.OrderBy, in), s.Offset, fetch(s.Limit))
 	case *jobgraph.WatermarkAssignerSpec:
@@ -337,6 +363,8 @@ func windowText(w jobgraph.WindowSpec, timeCol string) string {
 		return fmt.Sprintf("HOP(time_col=[%s], size=[%s], slide=[%s])", timeCol, durationText(w.SizeMs), durationText(w.StepMs))
 	case jobgraph.WindowCumulate:
 		return fmt.Sprintf("CUMULATE(time_col=[%s], max_size=[%s], step=[%s])", timeCol, durationText(w.SizeMs), durationText(w.StepMs))
+	case jobgraph.WindowSession:
+		return fmt.Sprintf("SESSION(time_col=[%s], gap=[%s])", timeCol, durationText(w.GapMs))
 	}
 	return fmt.Sprintf("TUMBLE(time_col=[%s], size=[%s])", timeCol, durationText(w.SizeMs))
 }

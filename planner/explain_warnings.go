@@ -12,8 +12,8 @@ const ttlAdvice = "set 'table.exec.state.ttl' or a STATE_TTL hint"
 // warnings returns, for a streaming plan, one line per operator whose
 // state can grow without bound: state kept per key (or per row) that
 // neither a state TTL nor the watermark ever removes. Window aggregates,
-// window joins, interval joins and temporal joins are not listed: the
-// watermark cleans them (a temporal join keeps only the latest version of each key of its
+// window ranks and deduplicates, window joins, interval joins and temporal
+// joins are not listed: the watermark cleans them (a temporal join keeps only the latest version of each key of its
 // versioned table). A batch plan reads bounded inputs and has none.
 func (x *explainer) warnings() []string {
 	if x.plan.batch {
@@ -68,7 +68,10 @@ func (n *explainNode) warning() string {
 		default:
 			return "" // the top rows only
 		}
-		return fmt.Sprintf("Rank(partitionBy=[%s], orderBy=[%s], rankEnd=%d) keeps %s forever: Braid's Rank has no state TTL (table.exec.state.ttl does not apply to it).",
+		if s.TTLMs > 0 || s.EmitAtEnd {
+			return ""
+		}
+		return fmt.Sprintf("Rank(partitionBy=[%s], orderBy=[%s], rankEnd=%d) keeps %s forever: set 'table.exec.state.ttl'.",
 			strings.Join(namesAt(in, s.Partition), ", "), sortKeysText(s.OrderBy, in), s.Limit, what)
 	case *jobgraph.SinkMaterializeSpec:
 		if s.TTLMs > 0 {
@@ -83,7 +86,10 @@ func (n *explainNode) warning() string {
 		return fmt.Sprintf("Deduplicate(key=[%s]) keeps a row for every key forever: set 'table.exec.state.ttl'.",
 			strings.Join(namesAt(in, s.Keys), ", "))
 	case *jobgraph.NormalizeSpec:
-		return fmt.Sprintf("ChangelogNormalize(key=[%s]) keeps the last row of every key forever: Braid's ChangelogNormalize has no state TTL (table.exec.state.ttl does not apply to it).",
+		if s.TTLMs > 0 {
+			return ""
+		}
+		return fmt.Sprintf("ChangelogNormalize(key=[%s]) keeps the last row of every key forever: set 'table.exec.state.ttl'.",
 			strings.Join(namesAt(in, s.Keys), ", "))
 	case *jobgraph.OverAggSpec:
 		if len(s.Partition) == 0 {

@@ -157,40 +157,6 @@ func timeOperand(e *expr.Expr) (col int, ms int64, ok bool) {
 	return x.Col, v, true
 }
 
-// rowtimeOf returns the column of n's output that is its input table's
-// rowtime attribute (WATERMARK FOR), or -1. Filters and projections that
-// pass the column through keep it a time attribute.
-func rowtimeOf(n node) int {
-	switch n := n.(type) {
-	case *scanNode:
-		return n.rowtime
-	case *windowNode:
-		// NB: a window function's window_time is its rowtime attribute;
-		// the table's time column becomes a plain timestamp.
-		return len(n.out) - 1
-	case *filterNode:
-		return rowtimeOf(n.input)
-	case *projectNode:
-		r := rowtimeOf(n.input)
-		if r < 0 {
-			return -1
-		}
-		for i, e := range n.exprs {
-			if e.Op == expr.OpColumn && e.Col == r {
-				return i
-			}
-		}
-	case *aggNode:
-		// A legacy group window's *_ROWTIME is a rowtime attribute.
-		for i, c := range n.calls {
-			if n.window != nil && c.aux != nil && c.aux.prop == auxRowtime {
-				return len(n.keys) + i
-			}
-		}
-	}
-	return -1
-}
-
 // intervalJoinName is the join's name in plans, after Flink's
 // IntervalJoin(joinType=[...], windowBounds=[...]).
 func intervalJoinName(kind string, b *intervalBounds, lt, rt int) string {

@@ -211,6 +211,9 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		// of each key wins. Normalizing them by key yields the changelog
 		// with retractions the rest of the plan expects.
 		spec := jobgraph.NormalizeSpec{Schema: n.phys, Keys: keys}
+		if spec.TTLMs, err = ph.stateTTL(nil); err != nil {
+			return nil, err
+		}
 		v := ph.b.vertex("ChangelogNormalize", ph.parallelism, 1, op("ChangelogNormalize", &spec))
 		ph.b.edge(s.vertex, v, 0, types.PartitionHash, keys)
 		keyNames := make([]string, len(keys))
@@ -236,10 +239,11 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 	return s, nil
 }
 
-// upsertKeys returns the primary key columns of a managed table in its
-// physical schema, or nil when the table is not an upsert table.
+// upsertKeys returns the primary key columns of a managed or upsert-kafka
+// table in its physical schema, or nil when the table is not an upsert
+// table.
 func upsertKeys(t *catalog.Table, phys types.Schema) []int {
-	if !t.Managed() || len(t.PrimaryKey) == 0 {
+	if !t.Managed() && t.Connector() != "upsert-kafka" || len(t.PrimaryKey) == 0 {
 		return nil
 	}
 	var keys []int
@@ -260,7 +264,7 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		return boundedScan
 	case "datagen":
 		return n.table.Options["number-of-rows"] != ""
-	case "kafka":
+	case "kafka", "upsert-kafka":
 		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
 	}
 	return false

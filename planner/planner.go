@@ -398,6 +398,13 @@ func qualified(t *catalog.Table) string {
 // fitToSink lines the query's columns up with the sink's physical columns,
 // casting where the types differ and filling unlisted columns with NULL.
 func fitToSink(n node, target *catalog.Table, ins *ast.InsertStmt) (node, error) {
+	for _, c := range target.Columns {
+		if c.Metadata != "" && !c.Virtual {
+			// NB: Flink writes the kafka 'timestamp' and 'headers' keys of
+			// such a column; reading them works.
+			return nil, unsupported(ins.Table.Pos, fmt.Sprintf("writing the METADATA column %s of %s (declare it VIRTUAL to only read it)", c.Name, qualified(target)))
+		}
+	}
 	sink := target.PhysicalSchema()
 	in := n.schema()
 	// cols[i] is the query column feeding sink column i, or -1 for NULL.

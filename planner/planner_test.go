@@ -27,6 +27,15 @@ func (c testCatalog) Table(ctx context.Context, name []string) (*catalog.Table, 
 type testConnectors struct{}
 
 func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec, int, error) {
+	if t.Connector() == "kafka" {
+		// The columns the kafka source reads, METADATA ones included.
+		schema, err := sourceSchema(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &jobgraph.KafkaSourceSpec{Topic: t.Options["topic"], Brokers: []string{"b:9092"}, Schema: schema,
+			StartupMode: jobgraph.KafkaStartEarliest, Bounded: bounded}, 0, nil
+	}
 	if t.Connector() != "" {
 		return nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
 	}

@@ -40,13 +40,24 @@ type scope struct {
 	// subquery of a SELECT to the column holding its value.
 	outer   *scope
 	scalars map[*ast.Subquery]int
+	// pieces maps parts of a HAVING conjunct that holds a subquery to the
+	// aggregate's hidden column computing them (bind_having.go).
+	pieces map[ast.Expr]int
 }
 
-// markRowtime marks the column of sc that is n's rowtime attribute, if
-// any (see rowtimeOf); sc holds n's columns in order.
+// markRowtime marks the columns of sc that are rowtime attributes of n
+// (see timeAttrs); sc holds n's columns in order.
 func (s *scope) markRowtime(n node) *scope {
-	if r := rowtimeOf(n); r >= 0 && r < len(s.cols) {
-		s.cols[r].rowtime = true
+	if a, ok := n.(*aggNode); ok {
+		if r := aggTimeAttrs(a).rowtime; r >= 0 && r < len(s.cols) {
+			s.cols[r].rowtime = true
+		}
+		return s
+	}
+	for c := range s.cols {
+		if timeKindOf(n, c) == rowtimeAttr {
+			s.cols[c].rowtime = true
+		}
 	}
 	return s
 }

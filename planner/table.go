@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/braidflow/braid/catalog"
+	"github.com/braidflow/braid/expr"
+	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/sql/ast"
 	"github.com/braidflow/braid/types"
 )
@@ -37,14 +39,12 @@ func BuildTable(s *ast.CreateTableStmt, database string, createdUnixMs int64) (*
 	}
 	seen := map[string]bool{}
 	phys := &scope{}
+	var metadata []*ast.ColumnDef
 	for _, c := range s.Columns {
 		if seen[c.Name.Name] {
 			return nil, errorf(c.Name.Pos, "column %s is defined twice", c.Name.Name)
 		}
 		seen[c.Name.Name] = true
-		if c.Metadata {
-			return nil, unsupported(c.Pos, "METADATA columns")
-		}
 		if c.Expr != nil {
 			continue
 		}
@@ -52,7 +52,15 @@ func BuildTable(s *ast.CreateTableStmt, database string, createdUnixMs int64) (*
 		if err != nil {
 			return nil, err
 		}
-		t.Columns = append(t.Columns, catalog.Column{Name: c.Name.Name, Type: dt, Comment: c.Comment})
+		col := catalog.Column{Name: c.Name.Name, Type: dt, Comment: c.Comment}
+		if c.Metadata {
+			col.Metadata, col.Virtual = c.MetadataKey, c.Virtual
+			if col.Metadata == "" {
+				col.Metadata = c.Name.Name
+			}
+			metadata = append(metadata, c)
+		}
+		t.Columns = append(t.Columns, col)
 		phys.cols = append(phys.cols, scopeColumn{name: c.Name.Name, typ: dt})
 	}
 	// Computed columns, in declaration order among the physical ones.
@@ -137,7 +145,47 @@ func BuildTable(s *ast.CreateTableStmt, database string, createdUnixMs int64) (*
 		}
 		t.Options[o.Key] = o.Value
 	}
+	for _, c := range metadata {
+		if err := checkMetadataColumn(t, c); err != nil {
+			return nil, err
+		}
+	}
 	return t, nil
+}
+
+// checkMetadataColumn checks a METADATA column of t against the metadata
+// its connector's source offers, as Flink's DynamicSourceUtils does: the
+// key must be one of them and the column's type one it casts to.
+func checkMetadataColumn(t *catalog.Table, c *ast.ColumnDef) error {
+	var col catalog.Column
+	for _, tc := range t.Columns {
+		if tc.Name == c.Name.Name {
+			col = tc
+		}
+	}
+	conn := t.Connector()
+	keys := jobgraph.ReadableMetadata(conn)
+	if keys == nil {
+		what := "a managed table"
+		if conn != "" {
+			what = "the '" + conn + "' connector"
+		}
+		return errorf(c.Pos, "table '%s' declares metadata column %s, but %s has no metadata to read (the kafka connector has)", qualified(t), c.Name.Name, what)
+	}
+	k, ok := jobgraph.LookupMetadata(conn, col.Metadata)
+	if !ok {
+		names := make([]string, len(keys))
+		for i, k := range keys {
+			names[i] = k.Name
+		}
+		return errorf(c.Pos, "Invalid metadata key '%s' in column '%s' of table '%s'. The %s connector supports the following metadata keys for reading: %s",
+			col.Metadata, col.Name, qualified(t), conn, strings.Join(names, ", "))
+	}
+	if !expr.CanCast(k.Type, col.Type) {
+		return errorf(c.Pos, "Invalid data type for metadata column '%s' of table '%s'. The column cannot be declared as '%s' because the type must be castable from metadata type '%s'.",
+			col.Name, qualified(t), col.Type, k.Type)
+	}
+	return nil
 }
 
 // PlanCreateTableAs plans CREATE TABLE ... AS SELECT (Flink's CTAS): it
@@ -210,9 +258,18 @@ func DescribeTable(t *catalog.Table) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "CREATE TABLE `%s`.`%s`.`%s` (\n", catalog.DefaultCatalog, t.Database, t.Name)
 	for i, c := range t.Columns {
-		if c.Computed() {
+		switch {
+		case c.Computed():
 			fmt.Fprintf(&sb, "  `%s` AS %s", c.Name, c.Expr)
-		} else {
+		case c.Metadata != "":
+			fmt.Fprintf(&sb, "  `%s` %s METADATA", c.Name, c.Type)
+			if c.Metadata != c.Name {
+				fmt.Fprintf(&sb, " FROM '%s'", c.Metadata)
+			}
+			if c.Virtual {
+				sb.WriteString(" VIRTUAL")
+			}
+		default:
 			fmt.Fprintf(&sb, "  `%s` %s", c.Name, c.Type)
 		}
 		if i < len(t.Columns)-1 || t.Watermark != nil || len(t.PrimaryKey) > 0 {

@@ -30,7 +30,7 @@ func windowColsOf(n node) *windowCols {
 			return nil // building the aggregate reports err
 		}
 		c := &windowCols{w: w, starts: make([]bool, len(a.out)), ends: make([]bool, len(a.out))}
-		nIn := len(w.input.out)
+		nIn := len(w.input.schema())
 		for i, k := range a.keys {
 			if k.Op == expr.OpColumn {
 				c.starts[i], c.ends[i] = k.Col == nIn, k.Col == nIn+1
@@ -39,7 +39,7 @@ func windowColsOf(n node) *windowCols {
 		return c
 	case *windowNode:
 		c := &windowCols{w: x, starts: make([]bool, len(x.out)), ends: make([]bool, len(x.out))}
-		nIn := len(x.input.out)
+		nIn := len(x.input.schema())
 		c.starts[nIn], c.ends[nIn+1] = true, true
 		return c
 	case *filterNode:
@@ -118,7 +118,7 @@ func (wc *windowJoinCond) check(pos ast.Pos, left, right node, cond *expr.Expr) 
 		return false, errorf(pos, "Currently, window join requires JOIN ON condition must contain both window starts equality of input tables and window ends equality of input tables.\nBut the current JOIN ON condition is %s.", explainExpr(cond, names))
 	}
 	lw, rw := wc.left.w, wc.right.w
-	lt, rt := lw.input.out[lw.timeCol].Type, rw.input.out[rw.timeCol].Type
+	lt, rt := lw.input.schema()[lw.timeCol].Type, rw.input.schema()[rw.timeCol].Type
 	if lt.Kind != rt.Kind || lw.proctime != rw.proctime {
 		return false, errorf(pos, "Currently, window join doesn't support different time attribute type of left and right inputs.\nThe left time attribute type is %s.\nThe right time attribute type is %s.", timeAttrText(lt, lw.proctime), timeAttrText(rt, rw.proctime))
 	}

@@ -79,7 +79,7 @@ func windowAggBelow(n *aggNode) (a *aggNode, w *windowNode, ok bool, err error) 
 					c.calls[i] = call
 				}
 			}
-			nIn := len(x.input.out)
+			nIn := len(x.input.schema())
 			hasStart, hasEnd := false, false
 			for _, k := range c.keys {
 				if k.Op == expr.OpColumn {

@@ -229,11 +229,13 @@ type NamedArg struct {
 	Value Expr
 }
 
-// TableArg is TABLE name [PARTITION BY cols], an argument of a
-// table-valued function (SESSION windows partition their input).
+// TableArg is TABLE name [PARTITION BY cols], or (query) PARTITION BY
+// cols, an argument of a table-valued function (SESSION windows partition
+// their input). Exactly one of Name and Query is set.
 type TableArg struct {
 	Pos
 	Name        *ObjectName
+	Query       *Query
 	PartitionBy []Expr
 }
 

@@ -359,11 +359,24 @@ func (n *NamedArg) format(p *printer) {
 }
 
 func (n *TableArg) format(p *printer) {
-	p.str("TABLE ")
-	n.Name.format(p)
-	if len(n.PartitionBy) > 0 {
+	if n.Query != nil {
+		p.str("(")
+		n.Query.format(p)
+		p.str(")")
+	} else {
+		p.str("TABLE ")
+		n.Name.format(p)
+	}
+	switch {
+	case len(n.PartitionBy) == 1:
 		p.str(" PARTITION BY ")
 		list(p, n.PartitionBy)
+	case len(n.PartitionBy) > 1:
+		// NB: without parentheses the columns after the first would read
+		// as further arguments.
+		p.str(" PARTITION BY (")
+		list(p, n.PartitionBy)
+		p.str(")")
 	}
 }
 

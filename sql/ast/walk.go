@@ -134,6 +134,7 @@ func appendChildren(kids []Node, n Node) []Node {
 		kids = appendOpt(kids, n.Value)
 	case *TableArg:
 		kids = appendOpt(kids, n.Name)
+		kids = appendOpt(kids, n.Query)
 		kids = appendList(kids, n.PartitionBy)
 	case *Descriptor:
 		kids = appendList(kids, n.Columns)

@@ -514,15 +514,7 @@ func (p *parser) keywordForm(t *token) ast.Expr {
 	case "TABLE":
 		p.i++
 		a := &ast.TableArg{Pos: pos, Name: p.objectName()}
-		if p.acceptKw("PARTITION BY") {
-			if p.peekOp("(") {
-				p.i++
-				a.PartitionBy = p.exprList()
-				p.expectOp(")")
-			} else {
-				a.PartitionBy = []ast.Expr{p.concatExpr()}
-			}
-		}
+		p.partitionBy(a)
 		return a
 	}
 	panic("parser: keywordForm called without a form")
@@ -591,17 +583,45 @@ func (p *parser) callTail(pos ast.Pos, name *ast.ObjectName, first ast.Expr, fs 
 	return p.callSuffix(f)
 }
 
-// arg parses a call argument: an expression or name => expression.
+// arg parses a call argument: an expression or name => expression. A
+// subquery may be followed by PARTITION BY, as a table argument.
 func (p *parser) arg() ast.Expr {
 	if t := p.tok(); (isIdentTok(t) || t.kind == tokIdent) && p.peek(1).kind == tokOp && p.peek(1).text == "=>" {
 		// NB: a reserved word names a parameter too (the window
 		// functions' OFFSET =>).
 		n := &ast.NamedArg{Pos: t.pos, Name: &ast.Ident{Pos: t.pos, Name: t.text, Quoted: t.kind == tokQuotedIdent}}
 		p.i += 2
-		n.Value = p.expr()
+		n.Value = p.partitionedArg(p.expr())
 		return n
 	}
-	return p.expr()
+	return p.partitionedArg(p.expr())
+}
+
+// partitionedArg returns e, or for a subquery e followed by PARTITION BY
+// the table argument (e) PARTITION BY cols.
+func (p *parser) partitionedArg(e ast.Expr) ast.Expr {
+	sq, ok := e.(*ast.Subquery)
+	if !ok || !p.peekKw("PARTITION BY") {
+		return e
+	}
+	a := &ast.TableArg{Pos: sq.Pos, Query: sq.Query}
+	p.partitionBy(a)
+	return a
+}
+
+// partitionBy parses the PARTITION BY col or PARTITION BY (cols, ...) of a
+// table argument, if there is one.
+func (p *parser) partitionBy(a *ast.TableArg) {
+	if !p.acceptKw("PARTITION BY") {
+		return
+	}
+	if p.peekOp("(") {
+		p.i++
+		a.PartitionBy = p.exprList()
+		p.expectOp(")")
+	} else {
+		a.PartitionBy = []ast.Expr{p.concatExpr()}
+	}
 }
 
 func (p *parser) callSuffix(f *ast.FuncCall) ast.Expr {
