@@ -10,6 +10,7 @@ import (
 )
 
 var testSchema = types.Schema{{Name: "k", Type: types.BigInt}, {Name: "v", Type: types.String}}
+var winSchema = types.Schema{{Name: "k", Type: types.BigInt}, {Name: "window_start", Type: types.Timestamp(3)}, {Name: "window_end", Type: types.Timestamp(3)}}
 
 // testGraph is values -> calc, hash-partitioned into a group aggregate,
 // into a collect sink: every kind of vertex a plan has.
@@ -137,6 +138,16 @@ func TestSpecValidate(t *testing.T) {
 		{&SemiJoinSpec{LeftSchema: testSchema, RightSchema: testSchema, LeftKeys: []int{0}, RightKeys: []int{0}, Anti: true}, ""},
 		{&SemiJoinSpec{LeftSchema: testSchema, RightSchema: testSchema, LeftKeys: []int{0}}, "1 left keys but 0 right keys"},
 		{&SemiJoinSpec{LeftSchema: testSchema, RightSchema: testSchema, Residual: expr.Column(4, types.Boolean)}, "residual reads column 4 of 4"},
+		{&WindowJoinSpec{LeftSchema: winSchema, RightSchema: winSchema, LeftWindowStart: 1, LeftWindowEnd: 2, RightWindowStart: 1, RightWindowEnd: 2,
+			Window: WindowSpec{Kind: WindowTumble, SizeMs: 10}, JoinType: WindowJoinFull, OutputSchema: append(append(types.Schema{}, winSchema...), winSchema...)}, ""},
+		{&WindowJoinSpec{LeftSchema: winSchema, RightSchema: winSchema, LeftWindowStart: 1, LeftWindowEnd: 2, RightWindowStart: 1, RightWindowEnd: 2,
+			Window: WindowSpec{Kind: WindowTumble, SizeMs: 10}, JoinType: WindowJoinSemi, OutputSchema: winSchema}, ""},
+		{&WindowJoinSpec{LeftSchema: winSchema, RightSchema: winSchema, LeftWindowStart: 0, LeftWindowEnd: 2, RightWindowStart: 1, RightWindowEnd: 2,
+			Window: WindowSpec{Kind: WindowTumble, SizeMs: 10}, JoinType: WindowJoinInner, OutputSchema: winSchema}, "left window_start column 0 is BIGINT"},
+		{&WindowJoinSpec{LeftSchema: winSchema, RightSchema: winSchema, LeftWindowStart: 1, LeftWindowEnd: 2, RightWindowStart: 1, RightWindowEnd: 2,
+			Window: WindowSpec{Kind: WindowTumble, SizeMs: 10}, JoinType: "CROSS", OutputSchema: winSchema}, `unknown join type "CROSS"`},
+		{&WindowJoinSpec{LeftSchema: winSchema, RightSchema: winSchema, LeftWindowStart: 1, LeftWindowEnd: 2, RightWindowStart: 1, RightWindowEnd: 2,
+			Window: WindowSpec{Kind: WindowHop, SizeMs: 10}, JoinType: WindowJoinAnti, OutputSchema: winSchema}, "HOP window step 0 ms is not positive"},
 		{&NormalizeSpec{Schema: testSchema}, "no key columns"},
 		{&GroupAggSpec{InputSchema: testSchema, Aggs: []AggCall{{Func: AggSum, Arg: -1}}, OutputSchema: testSchema[:1]},
 			"aggregate 0 (SUM) argument column -1 is outside"},

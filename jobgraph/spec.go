@@ -49,6 +49,7 @@ var specKinds = struct {
 	KindWindowTVF:         func() Spec { return &WindowTVFSpec{} },
 	KindWindowRank:        func() Spec { return &WindowRankSpec{} },
 	KindWindowDedup:       func() Spec { return &WindowDeduplicateSpec{} },
+	KindWindowJoin:        func() Spec { return &WindowJoinSpec{} },
 	KindWatermarkAssigner: func() Spec { return &WatermarkAssignerSpec{} },
 	KindValues:            func() Spec { return &ValuesSpec{} },
 	KindCollect:           func() Spec { return &CollectSpec{} },

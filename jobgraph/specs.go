@@ -40,6 +40,7 @@ const (
 	KindWindowTVF         = "window_tvf"         // WindowTVFSpec
 	KindWindowRank        = "window_rank"        // WindowRankSpec
 	KindWindowDedup       = "window_deduplicate" // WindowDeduplicateSpec
+	KindWindowJoin        = "window_join"        // WindowJoinSpec
 )
 
 // CalcSpec filters rows, then computes the output columns.
@@ -594,6 +595,55 @@ var _ Spec = (*WindowTVFSpec)(nil)
 
 func (*WindowTVFSpec) Kind() string { return KindWindowTVF }
 func (*WindowTVFSpec) Inputs() int  { return 1 }
+
+// Window join types (WindowJoinSpec.JoinType), as Flink's FlinkJoinType.
+const (
+	WindowJoinInner = "INNER"
+	WindowJoinLeft  = "LEFT"
+	WindowJoinRight = "RIGHT"
+	WindowJoinFull  = "FULL"
+	WindowJoinSemi  = "SEMI"
+	WindowJoinAnti  = "ANTI"
+)
+
+// WindowJoinSpec configures Flink's window join of two window function
+// relations with the same Window: rows of each side are buffered per
+// (join key, window_end) until the watermark reaches window_end - 1, then
+// the window's rows of both sides are joined, emitted as inserts (outer
+// sides padded with NULLs; SEMI and ANTI emit left rows) and dropped. A
+// row whose window has fired already is dropped as late. LeftWindowEnd and
+// RightWindowEnd are the window_end columns; LeftWindowStart and
+// RightWindowStart the window_start ones (equal once window_end is). The
+// join keys are the equalities besides the window columns, pairwise of one
+// type (a NULL key never matches); without keys both inputs go to one
+// subtask. Residual is a predicate over the left then the right columns
+// checked on every pair of a key's rows. Its inputs are insert-only; the
+// output is the left then the right columns (the left ones for SEMI and
+// ANTI).
+type WindowJoinSpec struct {
+	LeftSchema       types.Schema `json:"left_schema"`
+	RightSchema      types.Schema `json:"right_schema"`
+	LeftKeys         []int        `json:"left_keys"`
+	RightKeys        []int        `json:"right_keys"`
+	LeftWindowStart  int          `json:"left_window_start"`
+	LeftWindowEnd    int          `json:"left_window_end"`
+	RightWindowStart int          `json:"right_window_start"`
+	RightWindowEnd   int          `json:"right_window_end"`
+	Window           WindowSpec   `json:"window"`
+	JoinType         string       `json:"join_type"`
+	Residual         *expr.Expr   `json:"residual,omitempty"`
+	OutputSchema     types.Schema `json:"output_schema"`
+}
+
+var _ Spec = (*WindowJoinSpec)(nil)
+
+func (*WindowJoinSpec) Kind() string { return KindWindowJoin }
+func (*WindowJoinSpec) Inputs() int  { return 2 }
+
+// SemiOrAnti reports whether the join emits left rows only.
+func (s *WindowJoinSpec) SemiOrAnti() bool {
+	return s.JoinType == WindowJoinSemi || s.JoinType == WindowJoinAnti
+}
 
 // OverAggSpec configures a rowtime OVER aggregation, as Flink's
 // OverAggregate: per partition (the Partition columns; none runs on one

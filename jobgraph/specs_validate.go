@@ -564,6 +564,49 @@ func (s *WindowTVFSpec) Validate() error {
 	return checkWindowSpec(s.Window)
 }
 
+func (s *WindowJoinSpec) Validate() error {
+	if len(s.LeftKeys) != len(s.RightKeys) {
+		return fmt.Errorf("%d left keys but %d right keys", len(s.LeftKeys), len(s.RightKeys))
+	}
+	if err := checkColumns("left key", s.LeftKeys, s.LeftSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("right key", s.RightKeys, s.RightSchema); err != nil {
+		return err
+	}
+	for _, c := range []struct {
+		what string
+		col  int
+		s    types.Schema
+	}{{"left window_start", s.LeftWindowStart, s.LeftSchema}, {"left window_end", s.LeftWindowEnd, s.LeftSchema},
+		{"right window_start", s.RightWindowStart, s.RightSchema}, {"right window_end", s.RightWindowEnd, s.RightSchema}} {
+		if err := checkColumns(c.what, []int{c.col}, c.s); err != nil {
+			return err
+		}
+		if !c.s[c.col].Type.IsTimestamp() {
+			return fmt.Errorf("%s column %d is %v, not a timestamp", c.what, c.col, c.s[c.col].Type)
+		}
+	}
+	width := len(s.LeftSchema) + len(s.RightSchema)
+	switch s.JoinType {
+	case WindowJoinInner, WindowJoinLeft, WindowJoinRight, WindowJoinFull:
+		if len(s.OutputSchema) != width {
+			return fmt.Errorf("%d output columns for %d left and %d right columns", len(s.OutputSchema), len(s.LeftSchema), len(s.RightSchema))
+		}
+	case WindowJoinSemi, WindowJoinAnti:
+		if len(s.OutputSchema) != len(s.LeftSchema) {
+			return fmt.Errorf("%d output columns for %d left columns", len(s.OutputSchema), len(s.LeftSchema))
+		}
+	default:
+		return fmt.Errorf("unknown join type %q (use %s, %s, %s, %s, %s or %s)", s.JoinType,
+			WindowJoinInner, WindowJoinLeft, WindowJoinRight, WindowJoinFull, WindowJoinSemi, WindowJoinAnti)
+	}
+	if err := checkExpr("residual", s.Residual, width, false); err != nil {
+		return err
+	}
+	return checkWindowSpec(s.Window)
+}
+
 // checkWindowSpec checks a window function's sizes.
 func checkWindowSpec(w WindowSpec) error {
 	switch {

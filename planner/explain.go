@@ -201,6 +201,10 @@ func (x *explainer) outputSchema(n *explainNode) types.Schema {
 		return s.OutputSchema
 	case *jobgraph.TemporalJoinSpec:
 		return s.OutputSchema
+	case *jobgraph.WindowJoinSpec:
+		return s.OutputSchema
+	case *jobgraph.WindowTVFSpec:
+		return s.OutputSchema
 	case *jobgraph.SemiJoinSpec:
 		return s.LeftSchema
 	case *jobgraph.NormalizeSpec:

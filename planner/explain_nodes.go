@@ -99,7 +99,7 @@ func (x *explainer) mode(n *explainNode) changelogMode {
 		// Rows entering the top are inserted, rows leaving it deleted.
 		return modeInsert | modeDelete
 	case *jobgraph.IntervalJoinSpec, *jobgraph.TemporalJoinSpec, *jobgraph.WindowAggSpec,
-		*jobgraph.WindowRankSpec, *jobgraph.WindowDeduplicateSpec,
+		*jobgraph.WindowRankSpec, *jobgraph.WindowDeduplicateSpec, *jobgraph.WindowJoinSpec,
 		*jobgraph.OverAggSpec, *jobgraph.BatchSortSpec, *jobgraph.ValuesSpec, *jobgraph.WindowTVFSpec:
 		return modeInsert
 	case *jobgraph.SinkMaterializeSpec:
@@ -219,6 +219,8 @@ func (x *explainer) describe(n *explainNode) string {
 	case *jobgraph.UnnestSpec:
 		return fmt.Sprintf("Correlate(invocation=[UNNEST(%s)], joinType=[%s], select=[%s])",
 			explainExpr(s.Collection, in), map[bool]string{false: "INNER", true: "LEFT"}[s.Outer], strings.Join(n.names, ", "))
+	case *jobgraph.WindowJoinSpec:
+		return describeWindowJoin(s, n.in(0), n.in(1))
 	case *jobgraph.WindowTVFSpec:
 		return fmt.Sprintf("WindowTableFunction(window=[%s], timeCol=[%s], select=[%s])", describeWindow(s.Window), nameAt(in, s.Rowtime), strings.Join(n.names, ", "))
 	}

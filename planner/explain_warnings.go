@@ -12,8 +12,8 @@ const ttlAdvice = "set 'table.exec.state.ttl' or a STATE_TTL hint"
 // warnings returns, for a streaming plan, one line per operator whose
 // state can grow without bound: state kept per key (or per row) that
 // neither a state TTL nor the watermark ever removes. Window aggregates,
-// window ranks and deduplicates, interval joins and temporal joins are not
-// listed: the watermark cleans them (a temporal join keeps only the latest version of each key of its
+// window ranks and deduplicates, window joins, interval joins and temporal
+// joins are not listed: the watermark cleans them (a temporal join keeps only the latest version of each key of its
 // versioned table). A batch plan reads bounded inputs and has none.
 func (x *explainer) warnings() []string {
 	if x.plan.batch {

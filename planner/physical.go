@@ -107,6 +107,9 @@ func (ph *physical) build(n node) (*stream, error) {
 	case *unionNode:
 		return ph.buildUnion(n)
 	case *semiJoinNode:
+		if s, ok, err := ph.buildWindowSemi(n); ok || err != nil {
+			return s, err
+		}
 		return ph.buildSemi(n)
 	case *expandNode:
 		return ph.buildExpand(n)
@@ -327,10 +330,13 @@ func joinBelow(n node) *joinNode {
 // keys, the residual and need (over the join's output) read. It returns the
 // join's stream and where each column of n's output landed in it.
 func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int, error) {
+	if s, where, ok, err := ph.buildWindowJoin(n, need); ok || err != nil {
+		return s, where, err
+	}
 	if windowRelationBelow(n.left) != nil && windowRelationBelow(n.right) != nil {
 		// NB: as a regular join it would emit before the windows close and
 		// keep late rows, which Flink's WindowJoin drops.
-		return nil, nil, unsupported(n.pos, "a join of two window functions (a window join)")
+		return nil, nil, unsupported(n.pos, "a join of two window functions without window_start and window_end equalities (a window join needs both)")
 	}
 	lw := len(n.left.schema())
 	var leftFilters, rightFilters, residual []*expr.Expr
