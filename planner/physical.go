@@ -303,7 +303,7 @@ func joinBelow(n node) *joinNode {
 		// stays above the join. So does a WHERE over a temporal join: a
 		// condition on the versioned table filters joined rows, not
 		// versions.
-		if j := joinBelow(n.input); j != nil && !j.outer() && j.temporal == nil {
+		if j := joinBelow(n.input); j != nil && !j.outer() && j.temporal == nil && j.lookup == nil {
 			c := *j
 			c.cond = and(append(conjuncts(j.cond), conjuncts(n.cond)...))
 			return &c
@@ -318,6 +318,9 @@ func joinBelow(n node) *joinNode {
 // keys, the residual and need (over the join's output) read. It returns the
 // join's stream and where each column of n's output landed in it.
 func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int, error) {
+	if n.lookup != nil {
+		return ph.buildLookupJoin(n, need)
+	}
 	if windowRelationBelow(n.left) != nil && windowRelationBelow(n.right) != nil {
 		// NB: as a regular join it would emit before the windows close and
 		// keep late rows, which Flink's WindowJoin drops.
