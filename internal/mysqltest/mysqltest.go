@@ -24,6 +24,7 @@ import (
 	"github.com/dolthub/go-mysql-server/server"
 	gms "github.com/dolthub/go-mysql-server/sql"
 	mysqldriver "github.com/go-sql-driver/mysql"
+	"github.com/sirupsen/logrus"
 )
 
 // Server is where a MySQL-protocol server listens and how to log in.
@@ -40,7 +41,18 @@ var (
 	once   sync.Once
 	shared *Server
 	err0   error
+	// stop closes the in-process server; nil when there is none.
+	stop func() error
 )
+
+// Stop closes the in-process server, if Start started one, so that leak
+// checks at the end of a test binary pass. Call it after every test.
+func Stop() {
+	if stop != nil {
+		_ = stop()
+		stop = nil
+	}
+}
 
 // Start returns the environment's server, or starts one in-process server
 // shared by the whole test binary (it stops when the process exits). It
@@ -66,6 +78,9 @@ func start() (*Server, error) {
 		}
 		return &Server{Host: h, Port: port, User: os.Getenv("MYSQL_USER"), Password: os.Getenv("MYSQL_PASSWORD")}, nil
 	}
+	// NB: go-mysql-server logs every connection through logrus's
+	// standard logger.
+	logrus.SetLevel(logrus.ErrorLevel)
 	pro := memory.NewDBProvider()
 	engine := sqle.NewDefault(pro)
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -79,6 +94,7 @@ func start() (*Server, error) {
 		return nil, err
 	}
 	go func() { _ = s.Start() }()
+	stop = s.Close
 	addr := l.Addr().(*net.TCPAddr)
 	return &Server{Host: "127.0.0.1", Port: addr.Port, User: "braid", Password: "braid-test", InProcess: true}, nil
 }
