@@ -133,8 +133,8 @@ func TestMySQLAllowlist(t *testing.T) {
 	if err := r.ValidateTable(tbl); err == nil || !strings.Contains(err.Error(), "connector 'mysql' is not allowed") {
 		t.Errorf("refused connector: %v", err)
 	}
-	if _, _, err := (&Resolver{}).SourceSpec(tbl, true); err == nil || !strings.Contains(err.Error(), "is not supported yet") {
-		t.Errorf("scan: %v", err)
+	if spec, maxPar, err := (&Resolver{}).SourceSpec(tbl, true); err != nil || maxPar != 1 || spec.Kind() != jobgraph.KindMySQLScan || !operators.IsSource(spec.Kind()) {
+		t.Errorf("scan: %v %d %v", spec, maxPar, err)
 	}
 	if _, err := (&Resolver{}).SinkSpec(tbl); err == nil || !strings.Contains(err.Error(), "writing to a 'mysql' table is not supported yet") {
 		t.Errorf("sink: %v", err)
@@ -346,3 +346,42 @@ func BenchmarkMySQLLookupJoin(b *testing.B) {
 type countSink struct{ rows int }
 
 func (s *countSink) Emit(b types.Batch) error { s.rows += b.NumRows(); return nil }
+
+// TestMySQLScan reads the whole table in batches, in the order of its
+// columns, and a restored scan skips the rows it had emitted.
+func TestMySQLScan(t *testing.T) {
+	tb := lookupDB(t)
+	spec := &jobgraph.MySQLScanSpec{Table: tb, Schema: itemsSchema}
+	run := func(restore operators.Restore, subtask int) (*rowSink, *MySQLScan) {
+		src, err := operators.NewSource(spec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := src.(*MySQLScan)
+		if err := s.Open(&operators.Context{Logger: zap.NewNop(), Subtask: subtask, Parallelism: 2, SourceBatchRows: 40, Restore: restore}); err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		sink := &rowSink{}
+		if err := s.Run(t.Context(), sink); err != nil {
+			t.Fatal(err)
+		}
+		return sink, s
+	}
+	all, s := run(operators.Restore{}, 0)
+	if len(all.rows) != 151 || all.rows[0] != "+I 1 Name1 1.25 2025-01-02 2025-01-01T10:00:01.123 1" || all.rows[150] != "+I 200 (null) (null) (null) (null) (null)" {
+		t.Fatalf("%d rows: %v ... %v", len(all.rows), all.rows[0], all.rows[len(all.rows)-1])
+	}
+	if other, _ := run(operators.Restore{}, 1); len(other.rows) != 0 {
+		t.Fatalf("subtask 1 read %d rows", len(other.rows))
+	}
+	s.emitted = 100
+	pos, err := s.SnapshotState(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rest, _ := run(operators.Restore{ID: 1, State: [][]byte{pos}}, 0)
+	if fmt.Sprint(rest.rows) != fmt.Sprint(all.rows[100:]) {
+		t.Fatalf("restored scan read %d rows, want the last 51", len(rest.rows))
+	}
+}

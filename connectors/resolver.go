@@ -151,7 +151,12 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, 
 		}
 		return &kt.source, 0, nil
 	case ConnectorMySQL, ConnectorJDBC:
-		return nil, 0, fmt.Errorf("reading a '%s' table outside a lookup join (JOIN ... FOR SYSTEM_TIME AS OF PROCTIME()) is not supported yet", conn)
+		mt, err := mysqlTableFor(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		// NB: one subtask reads the whole table.
+		return &jobgraph.MySQLScanSpec{Table: mt.table, Schema: t.PhysicalSchema()}, 1, nil
 	default:
 		return nil, 0, fmt.Errorf("connector '%s' can only be used as a sink (table %s)", conn, tableName(t))
 	}

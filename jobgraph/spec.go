@@ -36,6 +36,7 @@ var specKinds = struct {
 	KindJoinInterval:      func() Spec { return &IntervalJoinSpec{} },
 	KindJoinTemporal:      func() Spec { return &TemporalJoinSpec{} },
 	KindJoinLookup:        func() Spec { return &LookupJoinSpec{} },
+	KindMySQLScan:         func() Spec { return &MySQLScanSpec{} },
 	KindJoinSemi:          func() Spec { return &SemiJoinSpec{} },
 	KindNormalize:         func() Spec { return &NormalizeSpec{} },
 	KindGroupAggregate:    func() Spec { return &GroupAggSpec{} },

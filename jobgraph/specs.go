@@ -26,6 +26,7 @@ const (
 	KindJoinInterval      = "join_interval"      // IntervalJoinSpec
 	KindJoinTemporal      = "join_temporal"      // TemporalJoinSpec
 	KindJoinLookup        = "join_lookup"        // LookupJoinSpec
+	KindMySQLScan         = "mysql_scan"         // MySQLScanSpec (source)
 	KindRank              = "rank"               // RankSpec
 	KindReplicate         = "replicate"          // ReplicateSpec
 	KindExpand            = "expand"             // ExpandSpec
@@ -224,6 +225,19 @@ type MySQLTable struct {
 	// column of the lookup schema.
 	Columns []string `json:"columns"`
 }
+
+// MySQLScanSpec reads every row of a MySQL table once, from one subtask:
+// a bounded scan of a 'mysql' or 'jdbc' table outside a lookup join.
+// Schema is the table's columns, Table.Columns their names in the database.
+type MySQLScanSpec struct {
+	Table  MySQLTable   `json:"table"`
+	Schema types.Schema `json:"schema"`
+}
+
+var _ Spec = (*MySQLScanSpec)(nil)
+
+func (*MySQLScanSpec) Kind() string { return KindMySQLScan }
+func (*MySQLScanSpec) Inputs() int  { return 0 }
 
 // LookupCache is a lookup table's cache ('lookup.cache' = 'PARTIAL'), used
 // when Enabled: at most MaxRows keys (0: no limit), each kept

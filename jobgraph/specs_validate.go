@@ -128,6 +128,16 @@ func (s *LookupJoinSpec) Validate() error {
 	return nil
 }
 
+func (s *MySQLScanSpec) Validate() error {
+	if len(s.Table.Columns) != len(s.Schema) || len(s.Schema) == 0 {
+		return fmt.Errorf("%d database columns for %d columns", len(s.Table.Columns), len(s.Schema))
+	}
+	if s.Table.Host == "" || s.Table.Port <= 0 || s.Table.Port > 65535 || s.Table.Database == "" || s.Table.Table == "" {
+		return errors.New("a MySQL table needs a host, a port, a database and a table")
+	}
+	return nil
+}
+
 // checkTimedJoin checks what interval and temporal joins add to a join:
 // keys, and a rowtime column on each side.
 func checkTimedJoin(j *JoinSpec, left, right int) error {

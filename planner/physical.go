@@ -259,6 +259,8 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		return n.table.Options["number-of-rows"] != ""
 	case "kafka":
 		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
+	case "mysql", "jdbc":
+		return true
 	}
 	return false
 }

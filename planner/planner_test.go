@@ -28,7 +28,8 @@ type testConnectors struct{}
 
 func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec, int, error) {
 	if t.Connector() == "mysql" {
-		return nil, 0, fmt.Errorf("reading a 'mysql' table outside a lookup join (JOIN ... FOR SYSTEM_TIME AS OF PROCTIME()) is not supported yet")
+		tb, _, _, _ := testConnectors{}.LookupJoinTable(t)
+		return &jobgraph.MySQLScanSpec{Table: tb, Schema: t.PhysicalSchema()}, 1, nil
 	}
 	if t.Connector() != "" {
 		return nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
