@@ -65,7 +65,7 @@ func mysqlTableFor(t *catalog.Table) (mysqlTable, error) {
 		case strings.HasPrefix(k, "lookup.cache.") || k == "lookup.cache.max-rows":
 			return mysqlTable{}, bad(k, "is not supported: use 'lookup.cache' = 'PARTIAL' with the 'lookup.partial-cache.*' options (Flink 1.16+)")
 		case strings.HasPrefix(k, "scan.") || strings.HasPrefix(k, "sink."):
-			return mysqlTable{}, bad(k, "is not supported yet: a %s table is a lookup table only", conn)
+			return mysqlTable{}, bad(k, "is not supported yet")
 		default:
 			return mysqlTable{}, fmt.Errorf("unsupported option '%s' for connector '%s' (table %s; supported: %s)",
 				k, conn, name, strings.Join(allowed, ", "))

@@ -116,7 +116,6 @@ func (ph *physical) buildLookupJoin(n *joinNode, need []bool) (*stream, func(int
 	}
 	name := catalog.DefaultCatalog + "." + n.lookup.table.Database + "." + n.lookup.table.Name
 	if len(keys) == 0 || allConstant(keys) {
-		//lint:ignore ST1005 Flink's message, verbatim
 		return nil, nil, &Error{Pos: n.pos, Msg: fmt.Sprintf("Temporal table join requires an equality condition on fields of table [%s].", name)}
 	}
 	lc, ok := ph.p.Connectors.(LookupConnectors)
