@@ -13,12 +13,22 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 	"go.uber.org/goleak"
 
+	"github.com/braidflow/braid/internal/mysqltest"
 	"github.com/braidflow/braid/operators"
 	"github.com/braidflow/braid/types"
 )
 
 func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m)
+	goleak.VerifyTestMain(stopMySQL{m})
+}
+
+// stopMySQL runs the tests, then stops the in-process MySQL server.
+type stopMySQL struct{ m *testing.M }
+
+func (s stopMySQL) Run() int {
+	code := s.m.Run()
+	mysqltest.Stop()
+	return code
 }
 
 // testSchema is BIGINT, STRING, DOUBLE.

@@ -22,8 +22,8 @@ const (
 // notYetConnectors are Flink connectors users will ask for that Braid does
 // not have yet; they get a clearer message than an unknown name.
 var notYetConnectors = map[string]bool{
-	"mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
-	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
+	"mysql-cdc": true, "postgres-cdc": true,
+	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true,
 	"socket": true, "pulsar": true, "kinesis": true,
 }
 
@@ -79,12 +79,18 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 			}
 		}
 		return r.Allow.checkTable(t, outside)
+	case conn == ConnectorMySQL || conn == ConnectorJDBC:
+		mt, err := mysqlTableFor(t)
+		if err != nil {
+			return err
+		}
+		return r.Allow.checkTable(t, []string{mysqlAddr(mt.table)})
 	case notYetConnectors[conn]:
 		return fmt.Errorf("connector '%s' is not supported yet", conn)
 	}
 	allowed, ok := connectorOptions[conn]
 	if !ok {
-		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)",
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, jdbc, kafka, mysql, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)",
 			conn, tableName(t))
 	}
 	keys := make([]string, 0, len(t.Options))
@@ -164,6 +170,13 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, 
 			return nil, 0, err
 		}
 		return &kt.source, 0, nil
+	case ConnectorMySQL, ConnectorJDBC:
+		mt, err := mysqlTableFor(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		// NB: one subtask reads the whole table.
+		return &jobgraph.MySQLScanSpec{Table: mt.table, Schema: t.PhysicalSchema()}, 1, nil
 	default:
 		return nil, 0, fmt.Errorf("connector '%s' can only be used as a sink (table %s)", conn, tableName(t))
 	}
@@ -188,6 +201,8 @@ func (r *Resolver) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 			return nil, err
 		}
 		return &kt.sink, nil
+	case ConnectorMySQL, ConnectorJDBC:
+		return nil, fmt.Errorf("writing to a '%s' table is not supported yet (table %s)", conn, tableName(t))
 	default:
 		return nil, fmt.Errorf("connector '%s' can only be used as a source (table %s)", conn, tableName(t))
 	}

@@ -35,6 +35,8 @@ var specKinds = struct {
 	KindJoinOuter:         func() Spec { return &JoinSpec{} },
 	KindJoinInterval:      func() Spec { return &IntervalJoinSpec{} },
 	KindJoinTemporal:      func() Spec { return &TemporalJoinSpec{} },
+	KindJoinLookup:        func() Spec { return &LookupJoinSpec{} },
+	KindMySQLScan:         func() Spec { return &MySQLScanSpec{} },
 	KindJoinSemi:          func() Spec { return &SemiJoinSpec{} },
 	KindNormalize:         func() Spec { return &NormalizeSpec{} },
 	KindGroupAggregate:    func() Spec { return &GroupAggSpec{} },

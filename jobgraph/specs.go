@@ -26,6 +26,8 @@ const (
 	KindWindowAggregate   = "window_aggregate"   // WindowAggSpec
 	KindJoinInterval      = "join_interval"      // IntervalJoinSpec
 	KindJoinTemporal      = "join_temporal"      // TemporalJoinSpec
+	KindJoinLookup        = "join_lookup"        // LookupJoinSpec
+	KindMySQLScan         = "mysql_scan"         // MySQLScanSpec (source)
 	KindRank              = "rank"               // RankSpec
 	KindReplicate         = "replicate"          // ReplicateSpec
 	KindExpand            = "expand"             // ExpandSpec
@@ -180,6 +182,79 @@ var _ Spec = (*TemporalJoinSpec)(nil)
 
 func (*TemporalJoinSpec) Kind() string { return KindJoinTemporal }
 func (*TemporalJoinSpec) Inputs() int  { return 2 }
+
+// LookupJoinSpec configures a processing-time lookup join (FOR SYSTEM_TIME
+// AS OF PROCTIME() on a lookup table, Flink's LookupJoin): each input row
+// queries the external Table for the rows whose LookupKeys columns equal
+// the row's InputKeys columns (pairwise of one type; a NULL key matches
+// nothing), and is joined with every returned row that satisfies Residual
+// (over the input columns, then the LookupSchema columns; nil for none).
+// An input row with no match is dropped, or padded with NULLs when
+// OuterLeft (LEFT JOIN). Each output row keeps its input row's kind.
+// LookupSchema is the table's physical columns, in the order the external
+// table is read; OutputSchema is InputSchema then LookupSchema.
+type LookupJoinSpec struct {
+	InputSchema  types.Schema `json:"input_schema"`
+	LookupSchema types.Schema `json:"lookup_schema"`
+	InputKeys    []int        `json:"input_keys"`
+	LookupKeys   []int        `json:"lookup_keys"`
+	Residual     *expr.Expr   `json:"residual,omitempty"`
+	OutputSchema types.Schema `json:"output_schema"`
+	OuterLeft    bool         `json:"outer_left,omitempty"`
+	// TableName is the catalog table's name, for plans and errors.
+	TableName string      `json:"table_name"`
+	Table     MySQLTable  `json:"table"`
+	Cache     LookupCache `json:"cache"`
+	// MaxRetries is 'lookup.max-retries': how many times a failed query is
+	// retried before the job fails.
+	MaxRetries int `json:"max_retries"`
+}
+
+var _ Spec = (*LookupJoinSpec)(nil)
+
+func (*LookupJoinSpec) Kind() string { return KindJoinLookup }
+func (*LookupJoinSpec) Inputs() int  { return 1 }
+
+// MySQLTable is where a MySQL (or MariaDB) table lives and how to log in:
+// the 'mysql' connector's hostname, port, username, password,
+// database-name and table-name, or the 'jdbc' connector's url.
+type MySQLTable struct {
+	Host     string `json:"host"`
+	Port     int    `json:"port"`
+	User     string `json:"user"`
+	Password string `json:"password,omitempty"`
+	Database string `json:"database"`
+	Table    string `json:"table"`
+	// Columns are the table's column names in the database, one per
+	// column of the lookup schema.
+	Columns []string `json:"columns"`
+}
+
+// MySQLScanSpec reads every row of a MySQL table once, from one subtask:
+// a bounded scan of a 'mysql' or 'jdbc' table outside a lookup join.
+// Schema is the table's columns, Table.Columns their names in the database.
+type MySQLScanSpec struct {
+	Table  MySQLTable   `json:"table"`
+	Schema types.Schema `json:"schema"`
+}
+
+var _ Spec = (*MySQLScanSpec)(nil)
+
+func (*MySQLScanSpec) Kind() string { return KindMySQLScan }
+func (*MySQLScanSpec) Inputs() int  { return 0 }
+
+// LookupCache is a lookup table's cache ('lookup.cache' = 'PARTIAL'), used
+// when Enabled: at most MaxRows keys (0: no limit), each kept
+// ExpireAfterWriteMs after it was loaded and ExpireAfterAccessMs after it
+// was last read (0: no such limit), keys without rows included when
+// CacheMissingKey.
+type LookupCache struct {
+	Enabled             bool  `json:"enabled,omitempty"`
+	MaxRows             int64 `json:"max_rows,omitempty"`
+	ExpireAfterWriteMs  int64 `json:"expire_after_write_ms,omitempty"`
+	ExpireAfterAccessMs int64 `json:"expire_after_access_ms,omitempty"`
+	CacheMissingKey     bool  `json:"cache_missing_key,omitempty"`
+}
 
 // NormalizeSpec turns an upsert stream (each row the latest version of its
 // key; -D deletes the key) into a changelog with retractions, keeping the

@@ -99,6 +99,45 @@ func (s *TemporalJoinSpec) Validate() error {
 	return checkTimedJoin(&s.JoinSpec, s.LeftTime, s.RightTime)
 }
 
+func (s *LookupJoinSpec) Validate() error {
+	if len(s.InputKeys) == 0 || len(s.InputKeys) != len(s.LookupKeys) {
+		return fmt.Errorf("a lookup join needs pairs of keys, got %d input and %d lookup keys", len(s.InputKeys), len(s.LookupKeys))
+	}
+	if err := checkColumns("input key", s.InputKeys, s.InputSchema); err != nil {
+		return err
+	}
+	if err := checkColumns("lookup key", s.LookupKeys, s.LookupSchema); err != nil {
+		return err
+	}
+	width := len(s.InputSchema) + len(s.LookupSchema)
+	if len(s.OutputSchema) != width {
+		return fmt.Errorf("%d output columns for %d input and %d lookup columns", len(s.OutputSchema), len(s.InputSchema), len(s.LookupSchema))
+	}
+	if err := checkExpr("residual", s.Residual, width, false); err != nil {
+		return err
+	}
+	if len(s.Table.Columns) != len(s.LookupSchema) {
+		return fmt.Errorf("%d database columns for %d lookup columns", len(s.Table.Columns), len(s.LookupSchema))
+	}
+	if s.Table.Host == "" || s.Table.Port <= 0 || s.Table.Port > 65535 || s.Table.Database == "" || s.Table.Table == "" {
+		return errors.New("a lookup table needs a host, a port, a database and a table")
+	}
+	if s.MaxRetries < 0 || s.Cache.MaxRows < 0 || s.Cache.ExpireAfterWriteMs < 0 || s.Cache.ExpireAfterAccessMs < 0 {
+		return errors.New("negative lookup retries or cache limits")
+	}
+	return nil
+}
+
+func (s *MySQLScanSpec) Validate() error {
+	if len(s.Table.Columns) != len(s.Schema) || len(s.Schema) == 0 {
+		return fmt.Errorf("%d database columns for %d columns", len(s.Table.Columns), len(s.Schema))
+	}
+	if s.Table.Host == "" || s.Table.Port <= 0 || s.Table.Port > 65535 || s.Table.Database == "" || s.Table.Table == "" {
+		return errors.New("a MySQL table needs a host, a port, a database and a table")
+	}
+	return nil
+}
+
 // checkTimedJoin checks what interval and temporal joins add to a join:
 // keys, and a rowtime column on each side.
 func checkTimedJoin(j *JoinSpec, left, right int) error {

@@ -157,6 +157,8 @@ func (x *explainer) describe(n *explainNode) string {
 		times := fmt.Sprintf("isRowTime=true, leftTimeAttribute=[%s], rightTimeAttribute=[%s], ",
 			nameAt(n.in(0), s.LeftTime), nameAt(n.in(1), s.RightTime))
 		return "Temporal" + describeJoin(&s.JoinSpec, joinType(s.OuterLeft, false), n.in(0), n.in(1), times)
+	case *jobgraph.LookupJoinSpec:
+		return describeLookupJoin(s, in)
 	case *jobgraph.NormalizeSpec:
 		return "ChangelogNormalize(key=[" + strings.Join(namesAt(in, s.Keys), ", ") + "])"
 	case *jobgraph.ReplicateSpec:
@@ -286,6 +288,22 @@ func describeCalc(s *jobgraph.CalcSpec, in, out []string) string {
 		d += ", where=[" + explainExpr(s.Filter, in) + "]"
 	}
 	return d + ")"
+}
+
+// describeLookupJoin writes a lookup join as Flink's LookupJoin: the
+// lookup keys as lookupColumn=inputColumn, the residual, and every output
+// column (Flink does not make the names unique here).
+func describeLookupJoin(s *jobgraph.LookupJoinSpec, in []string) string {
+	sel := append(append([]string{}, in...), s.LookupSchema.Names()...)
+	var keys []string
+	for i, k := range s.LookupKeys {
+		keys = append(keys, s.LookupSchema[k].Name+"="+nameAt(in, s.InputKeys[i]))
+	}
+	d := fmt.Sprintf("LookupJoin(table=[%s], joinType=[%s], lookup=[%s]", s.TableName, joinType(s.OuterLeft, false), strings.Join(keys, ", "))
+	if s.Residual != nil {
+		d += ", where=[" + explainExpr(s.Residual, uniqueNames(append(append(types.Schema{}, s.InputSchema...), s.LookupSchema...))) + "]"
+	}
+	return d + ", select=[" + strings.Join(sel, ", ") + "])"
 }
 
 // describeJoin writes a join: its keys as equalities and its residual

@@ -65,6 +65,9 @@ type joinNode struct {
 	// temporal is set for an event-time temporal join (FOR SYSTEM_TIME AS
 	// OF): right is then the versioned table's scan.
 	temporal *temporalTimes
+	// lookup is set for a processing-time lookup join (FOR SYSTEM_TIME AS
+	// OF PROCTIME()): right is then the lookup table's scan.
+	lookup *lookupTable
 }
 
 func (n *joinNode) outer() bool { return n.outerLeft || n.outerRight }

@@ -271,6 +271,8 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		return err == nil && num > 0
 	case "kafka", "upsert-kafka":
 		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
+	case "mysql", "jdbc":
+		return true
 	}
 	return false
 }
@@ -315,7 +317,7 @@ func joinBelow(n node) *joinNode {
 		// stays above the join. So does a WHERE over a temporal join: a
 		// condition on the versioned table filters joined rows, not
 		// versions.
-		if j := joinBelow(n.input); j != nil && !j.outer() && j.temporal == nil {
+		if j := joinBelow(n.input); j != nil && !j.outer() && j.temporal == nil && j.lookup == nil {
 			c := *j
 			c.cond = and(append(conjuncts(j.cond), conjuncts(n.cond)...))
 			return &c
@@ -330,6 +332,9 @@ func joinBelow(n node) *joinNode {
 // keys, the residual and need (over the join's output) read. It returns the
 // join's stream and where each column of n's output landed in it.
 func (ph *physical) buildJoin(n *joinNode, need []bool) (*stream, func(int) int, error) {
+	if n.lookup != nil {
+		return ph.buildLookupJoin(n, need)
+	}
 	if s, where, ok, err := ph.buildWindowJoin(n, need); ok || err != nil {
 		return s, where, err
 	}

@@ -36,6 +36,10 @@ func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec,
 		return &jobgraph.KafkaSourceSpec{Topic: t.Options["topic"], Brokers: []string{"b:9092"}, Schema: schema,
 			StartupMode: jobgraph.KafkaStartEarliest, Bounded: bounded}, 0, nil
 	}
+	if t.Connector() == "mysql" {
+		tb, _, _, _ := testConnectors{}.LookupJoinTable(t)
+		return &jobgraph.MySQLScanSpec{Table: tb, Schema: t.PhysicalSchema()}, 1, nil
+	}
 	if t.Connector() != "" {
 		return nil, 0, fmt.Errorf("connector '%s' is not supported yet", t.Connector())
 	}
@@ -44,6 +48,25 @@ func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec,
 
 func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 	return &jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}, nil
+}
+
+// LookupJoinTable reads 'mysql' tables' options as they are, with the
+// cache that 'lookup.cache' = 'PARTIAL' asks for; other tables cannot be
+// looked up.
+func (testConnectors) LookupJoinTable(t *catalog.Table) (jobgraph.MySQLTable, jobgraph.LookupCache, int, error) {
+	if t.Connector() != "mysql" {
+		return jobgraph.MySQLTable{}, jobgraph.LookupCache{}, 0, fmt.Errorf("a %s table cannot be a lookup table", t.Connector())
+	}
+	tb := jobgraph.MySQLTable{Host: t.Options["hostname"], Port: 3306, User: t.Options["username"],
+		Database: t.Options["database-name"], Table: t.Options["table-name"]}
+	for _, f := range t.PhysicalSchema() {
+		tb.Columns = append(tb.Columns, f.Name)
+	}
+	var cache jobgraph.LookupCache
+	if t.Options["lookup.cache"] == "PARTIAL" {
+		cache = jobgraph.LookupCache{Enabled: true, MaxRows: 100, CacheMissingKey: true}
+	}
+	return tb, cache, 3, nil
 }
 
 // TestPlanner runs testdata/*.txt: "exec" creates tables and views and

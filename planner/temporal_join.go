@@ -22,9 +22,6 @@ type temporalTimes struct {
 // Flink's checks: time is the left input's rowtime attribute, and r has a
 // primary key and a rowtime attribute of the same type.
 func (b *binder) bindTemporalJoin(j *ast.Join, tn *ast.TableName) (node, *scope, error) {
-	if f, ok := tn.SystemTime.(*ast.FuncCall); ok && strings.EqualFold(f.Name.String(), "PROCTIME") {
-		return nil, nil, unsupported(tn.SystemTime.Position(), "FOR SYSTEM_TIME AS OF PROCTIME() (processing-time temporal joins)")
-	}
 	if j.Kind != ast.InnerJoin && j.Kind != ast.LeftJoin {
 		return nil, nil, unsupported(j.Pos, fmt.Sprintf("%s with FOR SYSTEM_TIME AS OF", j.Kind))
 	}
@@ -35,6 +32,9 @@ func (b *binder) bindTemporalJoin(j *ast.Join, tn *ast.TableName) (node, *scope,
 	at, err := bindExpr(lsc, tn.SystemTime)
 	if err != nil {
 		return nil, nil, err
+	}
+	if isProctimeAsOf(tn, at, l) {
+		return b.bindLookupJoin(j, tn, l, lsc)
 	}
 	lt := rowtimeOf(l)
 	if at.Op != expr.OpColumn || lt < 0 || at.Col != lt {

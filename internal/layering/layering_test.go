@@ -65,6 +65,8 @@ var allowed = map[string][]string{
 	"e2e/difftest": {},
 	// internal/etcdtest starts etcd servers for tests.
 	"internal/etcdtest": {"internal/memberauth/testcerts"},
+	// internal/mysqltest gives tests a MySQL-protocol server.
+	"internal/mysqltest": {},
 }
 
 func TestLayering(t *testing.T) {
