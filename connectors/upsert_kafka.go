@@ -50,7 +50,6 @@ func upsertKafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	}
 	get := func(k string) string { return strings.TrimSpace(opts[k]) }
 	if len(t.PrimaryKey) == 0 {
-		//lint:ignore ST1005 Flink's message, verbatim
 		return kafkaTable{}, fmt.Errorf("'upsert-kafka' tables require to define a PRIMARY KEY constraint. The PRIMARY KEY specifies which columns should be read from or write to the Kafka message key. The PRIMARY KEY also defines records in the 'upsert-kafka' table should update or delete on which keys. (table %s)", name)
 	}
 	for _, k := range []string{"key.format", "value.format"} {

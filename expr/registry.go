@@ -36,9 +36,6 @@ type funcDef struct {
 	// volatile calls are never folded at compile time (the clock, random
 	// numbers).
 	volatile bool
-	// refused marks a Flink function that Braid knows but cannot evaluate
-	// yet; its resolve says why.
-	refused bool
 }
 
 type resolver func(name string, args []*Expr) (*Expr, error)
@@ -205,7 +202,7 @@ var registry = map[string]*funcDef{}
 func init() {
 	for i := range functions {
 		d := &functions[i]
-		if d.kernel == nil && d.form == nil && !d.refused {
+		if d.kernel == nil && d.form == nil {
 			panic(fmt.Sprintf("expr: function %s has no evaluation", d.names[0]))
 		}
 		for _, n := range d.names {

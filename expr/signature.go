@@ -64,11 +64,6 @@ func (s signature) resolve(name string, args []*Expr) (*Expr, error) {
 	return call(name, t.WithNullable(s.mayBeNull || anyNullable(typesOf(out)...)), out...), nil
 }
 
-// refuseFn is the resolver of a Flink function Braid cannot evaluate yet.
-func refuseFn(name string, _ []*Expr) (*Expr, error) {
-	return nil, userErrorf("function %s is not supported yet", name)
-}
-
 // strictRows evaluates a row-wise function that is NULL where any argument
 // is: it calls f for every other row, which sets out's value at i, or
 // returns false for NULL. An error on a row whose value is discarded
