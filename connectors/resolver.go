@@ -23,7 +23,7 @@ const (
 // not have yet; they get a clearer message than an unknown name.
 var notYetConnectors = map[string]bool{
 	"upsert-kafka": true, "mysql-cdc": true, "postgres-cdc": true, "jdbc": true,
-	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
+	"filesystem": true, "elasticsearch-7": true, "hbase-2.2": true, "mysql": true,
 	"nexmark": true, "socket": true, "pulsar": true, "kinesis": true,
 }
 
@@ -61,6 +61,12 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 		}
 		_, err := DatagenSpecFor(t)
 		return err
+	case conn == ConnectorFaker:
+		if err := r.Allow.checkTable(t, nil); err != nil {
+			return err
+		}
+		_, err := FakerSpecFor(t)
+		return err
 	case conn == ConnectorKafka:
 		kt, err := kafkaTableFor(t)
 		if err != nil {
@@ -78,7 +84,7 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 	}
 	allowed, ok := connectorOptions[conn]
 	if !ok {
-		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, kafka, print, and managed tables without a 'connector' option)",
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, faker, kafka, print, and managed tables without a 'connector' option)",
 			conn, tableName(t))
 	}
 	keys := make([]string, 0, len(t.Options))
@@ -138,6 +144,12 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, 
 			return nil, 0, err
 		}
 		return &dg, 0, nil
+	case ConnectorFaker:
+		fk, err := FakerSpecFor(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &fk, 0, nil
 	case ConnectorKafka:
 		kt, err := kafkaTableFor(t)
 		if err != nil {

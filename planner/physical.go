@@ -260,6 +260,9 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		return boundedScan
 	case "datagen":
 		return n.table.Options["number-of-rows"] != ""
+	case "faker":
+		n := strings.TrimSpace(n.table.Options["number-of-rows"])
+		return n != "" && n != "-1"
 	case "kafka":
 		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
 	}
