@@ -327,7 +327,15 @@ func fakerConvert(o fakerOut, t types.DataType) (any, error) {
 	case types.KindBoolean:
 		return strings.EqualFold(o.text(), "true"), nil
 	case types.KindTinyInt, types.KindSmallInt, types.KindInt, types.KindBigInt:
-		bits := map[types.Kind]int{types.KindTinyInt: 8, types.KindSmallInt: 16, types.KindInt: 32, types.KindBigInt: 64}[t.Kind]
+		bits := 64
+		switch t.Kind {
+		case types.KindTinyInt:
+			bits = 8
+		case types.KindSmallInt:
+			bits = 16
+		case types.KindInt:
+			bits = 32
+		}
 		s := o.text()
 		v, err := strconv.ParseInt(s, 10, bits)
 		if err != nil {

@@ -516,16 +516,83 @@ func javaRegexToRE2(re string) string {
 }
 
 // regexify is regexify 'regex': a random string the regular expression
-// matches.
+// matches. The expression is parsed once; each value walks its syntax
+// tree.
 func regexify(args []string) (fakerGen, error) {
 	if err := wantArgs(args, 1); err != nil {
 		return nil, err
 	}
-	re := javaRegexToRE2(args[0])
-	if _, err := syntax.Parse(re, syntax.Perl); err != nil {
+	re, err := syntax.Parse(javaRegexToRE2(args[0]), syntax.Perl)
+	if err != nil {
 		return nil, fmt.Errorf("bad regular expression '%s': %v", args[0], err)
 	}
-	return func(c *fakerCtx) fakerOut { return fakerOut{s: c.f.Regex(re)} }, nil
+	re = re.Simplify()
+	return func(c *fakerCtx) fakerOut {
+		var b strings.Builder
+		regexGen(c, &b, re)
+		return fakerOut{s: b.String()}
+	}, nil
+}
+
+// regexUnbounded is the most repetitions * and + make.
+const regexUnbounded = 10
+
+// regexGen appends a random match of re to b.
+func regexGen(c *fakerCtx, b *strings.Builder, re *syntax.Regexp) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, r := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && c.rng.IntN(2) == 1 {
+				r = unicode.SimpleFold(r)
+			}
+			b.WriteRune(r)
+		}
+	case syntax.OpCharClass:
+		// Rune holds inclusive ranges lo0, hi0, lo1, hi1, ...
+		var n int64
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			n += int64(re.Rune[i+1]-re.Rune[i]) + 1
+		}
+		if n == 0 {
+			return
+		}
+		k := c.rng.Int64N(n)
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			size := int64(re.Rune[i+1]-re.Rune[i]) + 1
+			if k < size {
+				b.WriteRune(re.Rune[i] + rune(k))
+				return
+			}
+			k -= size
+		}
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		b.WriteRune(rune(' ' + c.rng.IntN(95))) // printable ASCII
+	case syntax.OpCapture:
+		regexGen(c, b, re.Sub[0])
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			regexGen(c, b, s)
+		}
+	case syntax.OpAlternate:
+		regexGen(c, b, re.Sub[c.rng.IntN(len(re.Sub))])
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, regexUnbounded
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+			if hi < 0 {
+				hi = lo + regexUnbounded
+			}
+		}
+		for range lo + c.rng.IntN(hi-lo+1) {
+			regexGen(c, b, re.Sub[0])
+		}
+	}
+	// Empty matches, anchors and word boundaries make nothing.
 }
 
 // numerify replaces each '#' of its argument with a random digit,
