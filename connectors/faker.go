@@ -105,7 +105,6 @@ func FakerSpecFor(t *catalog.Table) (jobgraph.FakerSpec, error) {
 		for _, k := range fakerExpressionKeys(f) {
 			e, ok := t.Options[k]
 			if !ok {
-				//lint:ignore ST1005 flink-faker's message, verbatim
 				return spec, fmt.Errorf("table %s: Every column needs a corresponding expression. No expression found for %s. (set option '%s')", name, f.Name, k)
 			}
 			fs.Expressions = append(fs.Expressions, e)

@@ -251,6 +251,7 @@ func dateBetween(args []string) (fakerGen, error) {
 		return nil, err
 	}
 	if to < from {
+		//lint:ignore ST1005 Data Faker's message, verbatim
 		return nil, errors.New("Invalid date range, the upper bound date is before the lower bound.")
 	}
 	return func(c *fakerCtx) fakerOut {
