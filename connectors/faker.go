@@ -577,7 +577,10 @@ func (s *FakerSource) restore(r operators.Restore) error {
 // Run implements operators.Source.
 func (s *FakerSource) Run(ctx context.Context, out operators.Collector) error {
 	// About a tenth of a second of rows per batch.
-	batch := min(max(int64(s.rate/10), 1), max(s.batch, 1))
+	target := min(max(int64(s.rate/10), 1), max(s.batch, 1))
+	// The first batch is small, so that its size tells how many rows fit
+	// in datagenBatchBytes.
+	batch := min(target, 64)
 	start, first := s.now(), s.done
 	for s.limit < 0 || s.done < s.limit {
 		if err := ctx.Err(); err != nil {
@@ -590,6 +593,12 @@ func (s *FakerSource) Run(ctx context.Context, out operators.Collector) error {
 		b, err := s.generate(s.done, int(n))
 		if err != nil {
 			return err
+		}
+		// Long values (paragraphs, large collections) make smaller batches:
+		// the next one aims at datagenBatchBytes.
+		batch = target
+		if size := batchBytes(b); size > 0 {
+			batch = min(max(n*datagenBatchBytes/size, 1), target)
 		}
 		// The position moves first: a checkpoint taken inside Emit counts b.
 		s.done += n
@@ -604,6 +613,19 @@ func (s *FakerSource) Run(ctx context.Context, out operators.Collector) error {
 		}
 	}
 	return nil
+}
+
+// batchBytes is the size of b's column buffers.
+func batchBytes(b types.Batch) int64 {
+	var n int64
+	for i := range b.NumCols() {
+		for _, buf := range b.Column(i).Data().Buffers() {
+			if buf != nil {
+				n += int64(buf.Len())
+			}
+		}
+	}
+	return n
 }
 
 func (s *FakerSource) throttle(ctx context.Context, due time.Time, out operators.Collector) error {

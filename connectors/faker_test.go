@@ -673,3 +673,20 @@ func BenchmarkFaker(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
+
+// TestFakerBatchBytes: long values make smaller batches.
+func TestFakerBatchBytes(t *testing.T) {
+	tb := fakerTable(map[string]string{"number-of-rows": "600", "rows-per-second": "1000000",
+		"fields.s.expression": "#{number.digits '100000'}"}, types.Field{Name: "s", Type: types.String})
+	out := runFaker(t, tb, 1)
+	rows := 0
+	for i, b := range out[0].batches {
+		rows += b.NumRows()
+		if i > 0 && b.NumRows() > datagenBatchBytes/100000 {
+			t.Fatalf("batch %d has %d rows of 100000 bytes", i, b.NumRows())
+		}
+	}
+	if rows != 600 || len(out[0].batches) < 4 {
+		t.Fatalf("%d rows in %d batches", rows, len(out[0].batches))
+	}
+}
