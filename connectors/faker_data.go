@@ -31,8 +31,8 @@ func init() {
 		intIn(math.MinInt32, -1, "negative"),
 	)
 	addFakerProvider("Date",
-		fakerMethodSpec{names: []string{"past"}, usage: "'atMost',['minimum',]'TimeUnit'", build: datePast},
-		fakerMethodSpec{names: []string{"future"}, usage: "'atMost',['minimum',]'TimeUnit'", build: dateFuture},
+		fakerMethodSpec{names: []string{"past"}, usage: "'atMost',['minimum',]'TimeUnit'[,'pattern']", build: datePast},
+		fakerMethodSpec{names: []string{"future"}, usage: "'atMost',['minimum',]'TimeUnit'[,'pattern']", build: dateFuture},
 		fakerMethodSpec{names: []string{"between"}, usage: "'yyyy-MM-dd[ HH:mm:ss]','yyyy-MM-dd[ HH:mm:ss]'", build: dateBetween},
 		fakerMethodSpec{names: []string{"birthday"}, usage: "['minAge','maxAge']", build: dateBirthday},
 	)

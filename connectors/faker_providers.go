@@ -197,30 +197,127 @@ func dateRange(args []string) (ref, bound int64, err error) {
 	return ref, bound, nil
 }
 
+// datePattern is the last argument of the date.past/date.future forms
+// that format their result: (atMost, unit, pattern) and (atMost,
+// minimum, unit, pattern). It returns the arguments without it, and the
+// Go layout of the pattern ("" when there is none).
+func datePattern(args []string) ([]string, string, error) {
+	n := len(args)
+	if n == 4 || (n == 3 && isTimeUnit(args[1])) {
+		layout, err := javaDateLayout(args[n-1])
+		return args[:n-1], layout, err
+	}
+	return args, "", nil
+}
+
+func isTimeUnit(s string) bool {
+	_, ok := javaTimeUnits[s[strings.IndexByte(s, '.')+1:]]
+	return ok
+}
+
+// javaDateLayout translates a SimpleDateFormat pattern into a Go time
+// layout: the letters y, M, d, H, h, m, s, S (after a '.' or ','), a, E
+// and quoted text; other letters are refused.
+func javaDateLayout(p string) (string, error) {
+	var b strings.Builder
+	for i := 0; i < len(p); {
+		c := p[i]
+		j := i
+		for j < len(p) && p[j] == c {
+			j++
+		}
+		n := j - i
+		switch {
+		case c == '\'':
+			end := strings.IndexByte(p[i+1:], '\'')
+			if end < 0 {
+				return "", fmt.Errorf("date pattern '%s' has an unclosed quote", p)
+			}
+			if end == 0 {
+				b.WriteByte('\'')
+			}
+			b.WriteString(p[i+1 : i+1+end])
+			j = i + end + 2
+		case c == 'y' && n == 2:
+			b.WriteString("06")
+		case c == 'y':
+			b.WriteString("2006")
+		case c == 'M' && n >= 4:
+			b.WriteString("January")
+		case c == 'M' && n == 3:
+			b.WriteString("Jan")
+		case c == 'M':
+			b.WriteString([]string{"1", "01"}[min(n, 2)-1])
+		case c == 'd':
+			b.WriteString([]string{"2", "02"}[min(n, 2)-1])
+		case c == 'H':
+			b.WriteString("15")
+		case c == 'h':
+			b.WriteString([]string{"3", "03"}[min(n, 2)-1])
+		case c == 'm':
+			b.WriteString([]string{"4", "04"}[min(n, 2)-1])
+		case c == 's':
+			b.WriteString([]string{"5", "05"}[min(n, 2)-1])
+		case c == 'S' && i > 0 && (p[i-1] == '.' || p[i-1] == ','):
+			b.WriteString(strings.Repeat("0", min(n, 9)))
+		case c == 'a':
+			b.WriteString("PM")
+		case c == 'E' && n >= 4:
+			b.WriteString("Monday")
+		case c == 'E':
+			b.WriteString("Mon")
+		case (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'):
+			return "", fmt.Errorf("date pattern letter '%c' in '%s' is not supported yet (supported: y M d H h m s S a E)", c, p)
+		default:
+			b.WriteString(p[i:j])
+		}
+		i = j
+	}
+	return b.String(), nil
+}
+
+// withLayout makes gen's instants text in layout (UTC) when layout is set.
+func withLayout(gen fakerGen, layout string) fakerGen {
+	if layout == "" {
+		return gen
+	}
+	return func(c *fakerCtx) fakerOut {
+		return fakerOut{s: time.UnixMilli(gen(c).ms).UTC().Format(layout)}
+	}
+}
+
 // datePast is date.past: (atMost, unit) is in [now - atMost, now - 2 ms];
 // (atMost, minimum, unit) in [now - atMost + 1 ms, now - minimum - 1 ms]
 // (Data Faker's DateAndTime.past).
 func datePast(args []string) (fakerGen, error) {
+	args, layout, err := datePattern(args)
+	if err != nil {
+		return nil, err
+	}
 	ref, bound, err := dateRange(args)
 	if err != nil {
 		return nil, err
 	}
-	return func(c *fakerCtx) fakerOut {
+	return withLayout(func(c *fakerCtx) fakerOut {
 		ms := c.now.UnixMilli() - ref - 1 - int64(c.rng.Uint64N(uint64(bound-1)))
 		return fakerOut{ms: ms, isTime: true}
-	}, nil
+	}, layout), nil
 }
 
 // dateFuture is date.future, the mirror image of date.past.
 func dateFuture(args []string) (fakerGen, error) {
+	args, layout, err := datePattern(args)
+	if err != nil {
+		return nil, err
+	}
 	ref, bound, err := dateRange(args)
 	if err != nil {
 		return nil, err
 	}
-	return func(c *fakerCtx) fakerOut {
+	return withLayout(func(c *fakerCtx) fakerOut {
 		ms := c.now.UnixMilli() + ref + 1 + int64(c.rng.Uint64N(uint64(bound-1)))
 		return fakerOut{ms: ms, isTime: true}
-	}, nil
+	}, layout), nil
 }
 
 // parseFakerDate reads a date.between bound: 'yyyy-MM-dd HH:mm:ss[.SSS]'

@@ -84,6 +84,9 @@ func TestFakerExpressionSyntax(t *testing.T) {
 		{"#{Internet.emailAddress}", `^\S+@\S+$`},
 		{"#{Lorem.sentence}", `^[A-Z][a-z]*( [a-z]+){2,7}\.$`},
 		{"#{date.past '15','SECONDS'}", `^2024-05-17 12:29:[4-5]\d(\.\d+)?$`},
+		{"#{date.past '15','SECONDS','yyyy-MM-dd'}", `^2024-05-17$`},
+		{"#{date.future '15','5','SECONDS','HH:mm:ss.SSS'}", `^12:30:(0[5-9]|1[0-4])\.\d{3}$`},
+		{"#{date.past '3','DAYS','dd/MM/yy ''at'' h a'}", `^1[4-7]/05/24 at \d{1,2} (AM|PM)$`},
 	} {
 		for _, v := range sample(t, tc.expr, types.String, 200) {
 			if !regexp.MustCompile(tc.re).MatchString(v.(string)) {
@@ -110,6 +113,7 @@ func TestFakerExpressionErrors(t *testing.T) {
 		{"#{date.between '2020-01-02','2020-01-01'}", "Invalid date range"},
 		{"#{date.between '2020/01/02','2020-01-03'}", "is not a date"},
 		{"#{regexify '(a'}", "bad regular expression '(a'"},
+		{"#{date.past '15','SECONDS','yyyy-MM-dd z'}", "date pattern letter 'z' in 'yyyy-MM-dd z' is not supported yet"},
 		{"#{options.option}", "needs at least one option"},
 		{"#{name.firstName 'x'}", "takes no arguments, got 1"},
 		{"#{options.option 'a} x", "'#{' is never closed by '}' at column 1"},
