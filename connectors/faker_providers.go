@@ -582,11 +582,21 @@ func intIn(lo, hi int64, names ...string) fakerMethodSpec {
 }
 
 // option is options.option 'a','b',...: one of its arguments, uniformly.
+// As Data Faker resolves a result again, an option may itself be an
+// expression: #{options.option '#{Name.firstName}','nobody'}.
 func option(args []string) (fakerGen, error) {
 	if len(args) == 0 {
 		return nil, errors.New("needs at least one option")
 	}
-	return func(c *fakerCtx) fakerOut { return fakerOut{s: args[c.rng.IntN(len(args))]} }, nil
+	exprs := make([]*fakerExpr, len(args))
+	for i, a := range args {
+		e, err := compileFakerExpr(a)
+		if err != nil {
+			return nil, fmt.Errorf("option '%s': %v", a, err)
+		}
+		exprs[i] = e
+	}
+	return func(c *fakerCtx) fakerOut { return exprs[c.rng.IntN(len(exprs))].eval(c) }, nil
 }
 
 // javaRegexToRE2 rewrites the escapes of a Java (Generex) regular

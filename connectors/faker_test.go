@@ -73,6 +73,7 @@ func TestFakerExpressionSyntax(t *testing.T) {
 		{"#{options.option 'it''s','b'}", `^(it's|b)$`},
 		{"#{Options.option 'RECEIVED','SHIPPED','CANCELLED')}", `^(RECEIVED|SHIPPED|CANCELLED)$`},
 		{"#{options.option 'a}','b'}", `^(a\}|b)$`},
+		{"#{options.option '#{number.numberBetween ''1'',''3''}','x'}", `^(1|2|x)$`},
 		{"#{}x", `^x$`},
 		{"no closing #{ brace", `^no closing #\{ brace$`},
 		{"#{Internet.uuid}", `^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`},
