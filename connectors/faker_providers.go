@@ -645,8 +645,15 @@ func regexify(args []string) (fakerGen, error) {
 // regexUnbounded is the most repetitions * and + make.
 const regexUnbounded = 10
 
-// regexGen appends a random match of re to b.
+// regexMaxBytes bounds what one regexify makes: nested repetitions such
+// as ((a)*)* would otherwise grow exponentially.
+const regexMaxBytes = 64 << 10
+
+// regexGen appends a random match of re to b, stopping at regexMaxBytes.
 func regexGen(c *fakerCtx, b *strings.Builder, re *syntax.Regexp) {
+	if b.Len() >= regexMaxBytes {
+		return
+	}
 	switch re.Op {
 	case syntax.OpLiteral:
 		for _, r := range re.Rune {

@@ -270,6 +270,11 @@ func TestFakerNumbers(t *testing.T) {
 			t.Fatalf("randomDouble made %q", s)
 		}
 	}
+	for _, v := range sample(t, "#{regexify '((((((((a)*)*)*)*)*)*)*)*'}", types.String, 5) {
+		if len(v.(string)) > regexMaxBytes+1 {
+			t.Fatalf("nested repetitions made %d bytes", len(v.(string)))
+		}
+	}
 	if got := javaDoubleString(1e7); got != "1.0E7" {
 		t.Errorf("1e7 is %s", got)
 	}
@@ -694,4 +699,28 @@ func TestFakerBatchBytes(t *testing.T) {
 	if rows != 600 || len(out[0].batches) < 4 {
 		t.Fatalf("%d rows in %d batches", rows, len(out[0].batches))
 	}
+}
+
+// FuzzFakerExpr: any text compiles or fails with an error, and a compiled
+// expression makes values without panicking.
+func FuzzFakerExpr(f *testing.F) {
+	for _, s := range []string{"#{Name.firstName} #{Name.lastName}", "#{number.numberBetween '1','5'}",
+		"#{regexify '(a|b){1,3}[x-z]*'}", "#{options.option 'a''b','#{bool.bool}'}", "#{date.past '15','5','SECONDS','yyyy'}",
+		"#{", "}", "#{}", "#{a.b 'x}", "''#{x'}'}"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		e, err := compileFakerExpr(s)
+		if err != nil {
+			return
+		}
+		pcg := rand.NewPCG(1, 2)
+		c := &fakerCtx{rng: rand.New(pcg), f: gofakeit.NewFaker(pcg, false), now: fakerNow}
+		for range 3 {
+			o := e.eval(c)
+			for _, typ := range []types.DataType{types.String, types.Int, types.Decimal(10, 2), types.Timestamp(3), types.Date, types.Time(0), types.Boolean, types.Double} {
+				_, _ = fakerConvert(o, typ)
+			}
+		}
+	})
 }
