@@ -23,7 +23,7 @@ const (
 // not have yet; they get a clearer message than an unknown name.
 var notYetConnectors = map[string]bool{
 	"mysql-cdc": true, "postgres-cdc": true,
-	"faker": true, "filesystem": true, "elasticsearch-7": true, "hbase-2.2": true,
+	"filesystem": true, "elasticsearch-7": true, "hbase-2.2": true,
 	"socket": true, "pulsar": true, "kinesis": true,
 }
 
@@ -67,6 +67,12 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 		}
 		_, err := NexmarkSpecFor(t)
 		return err
+	case conn == ConnectorFaker:
+		if err := r.Allow.checkTable(t, nil); err != nil {
+			return err
+		}
+		_, err := FakerSpecFor(t)
+		return err
 	case conn == ConnectorKafka || conn == ConnectorUpsertKafka:
 		kt, err := kafkaTableOf(t)
 		if err != nil {
@@ -90,7 +96,7 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 	}
 	allowed, ok := connectorOptions[conn]
 	if !ok {
-		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, jdbc, kafka, mysql, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)",
+		return fmt.Errorf("unsupported connector '%s' for table %s (supported: blackhole, datagen, faker, jdbc, kafka, mysql, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)",
 			conn, tableName(t))
 	}
 	keys := make([]string, 0, len(t.Options))
@@ -164,6 +170,12 @@ func (r *Resolver) SourceSpec(t *catalog.Table, bounded bool) (_ jobgraph.Spec, 
 			return nil, 0, err
 		}
 		return &nx, 0, nil
+	case ConnectorFaker:
+		fk, err := FakerSpecFor(t)
+		if err != nil {
+			return nil, 0, err
+		}
+		return &fk, 0, nil
 	case ConnectorKafka, ConnectorUpsertKafka:
 		kt, err := kafkaTableOf(t)
 		if err != nil {

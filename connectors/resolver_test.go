@@ -25,7 +25,7 @@ func TestResolverValidate(t *testing.T) {
 		{map[string]string{"connector": "print", "print-identifier": "x"}, ""},
 		{map[string]string{"connector": "blackhole"}, ""},
 		{map[string]string{"connector": "datagen", "number-of-rows": "3"}, ""},
-		{map[string]string{"connector": "foo"}, "unsupported connector 'foo' for table db.t (supported: blackhole, datagen, jdbc, kafka, mysql, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)"},
+		{map[string]string{"connector": "foo"}, "unsupported connector 'foo' for table db.t (supported: blackhole, datagen, faker, jdbc, kafka, mysql, nexmark, print, upsert-kafka, and managed tables without a 'connector' option)"},
 		{map[string]string{"connector": "upsert-kafka", "topic": "x"}, "'upsert-kafka' tables require to define a PRIMARY KEY constraint."},
 		{map[string]string{"connector": "pulsar"}, "connector 'pulsar' is not supported yet"},
 		{map[string]string{"connector": "mysql-cdc"}, "connector 'mysql-cdc' is not supported yet"},

@@ -269,6 +269,9 @@ func sourceBounded(n *scanNode, boundedScan bool) bool {
 		// 'events.num' = '0' (the default) is unbounded.
 		num, err := strconv.ParseInt(strings.TrimSpace(n.table.Options["events.num"]), 10, 64)
 		return err == nil && num > 0
+	case "faker":
+		n := strings.TrimSpace(n.table.Options["number-of-rows"])
+		return n != "" && n != "-1"
 	case "kafka", "upsert-kafka":
 		return strings.TrimSpace(n.table.Options["scan.bounded.mode"]) == "latest-offset"
 	case "mysql", "jdbc":
