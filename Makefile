@@ -61,7 +61,7 @@ FUZZTIME ?= 10m
 FUZZ_TARGETS := ./sql/parser:FuzzParse ./planner:FuzzPlan ./jobgraph:FuzzFromProto \
 	./shuffle:FuzzDecodeFrame ./connectors:FuzzJSONFormat ./expr:FuzzExprJSON \
 	./taskmanager:FuzzDeployTasks ./types:FuzzRowDecoder ./types:FuzzValidateComposite \
-	./expr:FuzzJSONPath ./expr:FuzzParseJSON
+	./expr:FuzzJSONPath ./expr:FuzzParseJSON ./connectors:FuzzFakerExpr
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t##*:}; corpus=$$pkg/testdata/fuzz/$$name; \
