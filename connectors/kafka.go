@@ -21,12 +21,21 @@ var kafkaOptionNames = []string{
 	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.bounded.mode",
 	"format", "value.format", "json.fail-on-missing-field", "json.ignore-parse-errors",
 	"sink.partitioner", "sink.delivery-guarantee", "sink.transactional-id-prefix",
+	OptionTopicPartitions,
 }
+
+// OptionTopicPartitions is Braid's own option of 'kafka' and 'upsert-kafka'
+// tables on the cluster's own broker: CREATE TABLE creates the topic with
+// this many partitions (default 1) when it does not exist.
+const OptionTopicPartitions = "topic.partitions"
 
 // kafkaTable is the checked options of a 'kafka' table.
 type kafkaTable struct {
 	source jobgraph.KafkaSourceSpec
 	sink   jobgraph.KafkaSinkSpec
+	// partitions is 'topic.partitions': the partitions of the topic CREATE
+	// TABLE creates on the cluster's own broker (0: not given).
+	partitions int32
 }
 
 // kafkaSourceColumns returns the columns a kafka source reads for t: its
@@ -201,7 +210,15 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 			return kafkaTable{}, fmt.Errorf("table %s: column %s: the 'json' format does not support type %v", name, f.Name, f.Type)
 		}
 	}
-	return kafkaTable{source: src, sink: sink}, nil
+	kt := kafkaTable{source: src, sink: sink}
+	if v, ok := opts[OptionTopicPartitions]; ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 || n > 10000 {
+			return kafkaTable{}, bad(OptionTopicPartitions, "must be a whole number from 1 to 10000, got '%s'", v)
+		}
+		kt.partitions = int32(n)
+	}
+	return kt, nil
 }
 
 func boolOption(opts map[string]string, k string) (bool, error) {

@@ -113,6 +113,23 @@ func CreateManagedTopic(ctx context.Context, brokers []string, t *catalog.Table)
 	return nil
 }
 
+// ensureTopic creates topic with parts partitions unless it exists.
+func ensureTopic(ctx context.Context, brokers []string, topic string, parts int32) error {
+	cl, err := newKafkaClient(brokers)
+	if err != nil {
+		return topicError("create", topic, brokers, err)
+	}
+	defer cl.Close()
+	resp, err := kadm.NewClient(cl).CreateTopic(ctx, parts, -1, nil, topic)
+	if err == nil {
+		err = resp.Err
+	}
+	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+		return topicError("create", topic, brokers, err)
+	}
+	return nil
+}
+
 // DeleteManagedTopic deletes the topic of managed table t. Deleting a topic
 // that does not exist succeeds, so a retried DROP TABLE is harmless.
 func DeleteManagedTopic(ctx context.Context, brokers []string, t *catalog.Table) error {

@@ -78,11 +78,10 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 		if err != nil {
 			return err
 		}
-		var outside []string
-		for _, b := range kt.source.Brokers {
-			if !contains(r.Brokers, b) { // NB: the default log is the cluster's own
-				outside = append(outside, b)
-			}
+		outside := r.outsideBrokers(kt)
+		if len(outside) > 0 && kt.partitions > 0 {
+			return fmt.Errorf("table %s: option '%s' applies only to topics on the cluster's own broker (%s); create topics on %s with Kafka's tools",
+				tableName(t), OptionTopicPartitions, strings.Join(r.Brokers, ","), strings.Join(outside, ","))
 		}
 		return r.Allow.checkTable(t, outside)
 	case conn == ConnectorMySQL || conn == ConnectorJDBC:
@@ -220,9 +219,33 @@ func (r *Resolver) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 	}
 }
 
-// CreateTable creates the topic of a managed table; for other connectors it
-// does nothing. It fails if the topic already exists.
+// outsideBrokers are the brokers of a kafka table that are not the
+// cluster's own.
+func (r *Resolver) outsideBrokers(kt kafkaTable) []string {
+	var outside []string
+	for _, b := range kt.source.Brokers {
+		if !contains(r.Brokers, b) { // NB: the default log is the cluster's own
+			outside = append(outside, b)
+		}
+	}
+	return outside
+}
+
+// CreateTable creates the topic of a managed table, failing if it already
+// exists. For a 'kafka' or 'upsert-kafka' table on the cluster's own broker
+// it creates the table's topic when it does not exist, with
+// 'topic.partitions' partitions (default 1), so a local cluster runs Kafka
+// examples with nothing else installed; against another Kafka a missing
+// topic is an error when a job reads or writes it. Other connectors have
+// nothing to create.
 func (r *Resolver) CreateTable(ctx context.Context, t *catalog.Table) error {
+	if c := t.Connector(); c == ConnectorKafka || c == ConnectorUpsertKafka {
+		kt, err := kafkaTableOf(t)
+		if err != nil || len(r.outsideBrokers(kt)) > 0 {
+			return err
+		}
+		return ensureTopic(ctx, kt.source.Brokers, kt.source.Topic, max(kt.partitions, 1))
+	}
 	if !t.Managed() {
 		return nil
 	}

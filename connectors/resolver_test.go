@@ -4,6 +4,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
+
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/jobgraph"
 	"github.com/braidflow/braid/operators"
@@ -96,4 +99,62 @@ func TestResolverSpecs(t *testing.T) {
 	if _, _, err := r.SourceSpec(tb, true); err == nil || !strings.Contains(err.Error(), ManagedTopic(tb)) {
 		t.Errorf("SourceSpec after drop: %v", err)
 	}
+}
+
+// TestResolverKafkaTopics: CREATE TABLE creates the topic of a kafka table
+// on the cluster's own broker (topic.partitions, default 1) and leaves an
+// existing one alone; 'topic.partitions' for another Kafka is refused, and
+// nothing is created there.
+func TestResolverKafkaTopics(t *testing.T) {
+	own, other := startBroker(t), startBroker(t)
+	r := &Resolver{Brokers: own.Addrs()}
+	tbl := func(brokers []string, topic string, extra map[string]string) *catalog.Table {
+		opts := map[string]string{"connector": "kafka", "topic": topic, "format": "json",
+			"properties.bootstrap.servers": strings.Join(brokers, ",")}
+		for k, v := range extra {
+			opts[k] = v
+		}
+		return &catalog.Table{Database: "db", Name: topic, Options: opts, Columns: []catalog.Column{{Name: "a", Type: types.Int}}}
+	}
+	for _, tb := range []*catalog.Table{
+		tbl(own.Addrs(), "one", nil),
+		tbl(own.Addrs(), "three", map[string]string{"topic.partitions": "3"}),
+		tbl(own.Addrs(), "three", map[string]string{"topic.partitions": "5"}), // exists: left alone
+		tbl(other.Addrs(), "elsewhere", nil),
+	} {
+		if err := r.ValidateTable(tb); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.CreateTable(testCtx(t), tb); err != nil {
+			t.Fatal(err)
+		}
+	}
+	count := func(b *Broker, topic string) int {
+		n, err := topicPartitionCount(t, b.Addrs(), topic)
+		if err != nil {
+			return -1
+		}
+		return n
+	}
+	if a, b, c := count(own, "one"), count(own, "three"), count(other, "elsewhere"); a != 1 || b != 3 || c != -1 {
+		t.Errorf("partitions: one %d, three %d, elsewhere %d (want 1, 3, none)", a, b, c)
+	}
+	err := r.ValidateTable(tbl(other.Addrs(), "x", map[string]string{"topic.partitions": "2"}))
+	if err == nil || !strings.Contains(err.Error(), "option 'topic.partitions' applies only to topics on the cluster's own broker") {
+		t.Errorf("topic.partitions elsewhere: %v", err)
+	}
+	err = r.ValidateTable(tbl(own.Addrs(), "x", map[string]string{"topic.partitions": "0"}))
+	if err == nil || !strings.Contains(err.Error(), "must be a whole number from 1 to 10000") {
+		t.Errorf("topic.partitions 0: %v", err)
+	}
+}
+
+// topicPartitionCount asks brokers how many partitions topic has.
+func topicPartitionCount(t *testing.T, brokers []string, topic string) (int, error) {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...))
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	return topicPartitions(testCtx(t), kadm.NewClient(cl), topic)
 }

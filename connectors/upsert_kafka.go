@@ -20,6 +20,7 @@ var upsertKafkaOptionNames = []string{
 	"key.format", "key.fields-prefix", "value.format", "value.fields-include",
 	"value.json.fail-on-missing-field", "value.json.ignore-parse-errors",
 	"scan.bounded.mode", "sink.delivery-guarantee", "sink.transactional-id-prefix",
+	OptionTopicPartitions,
 }
 
 // upsertKafkaTableFor reads and checks the options of an 'upsert-kafka'
@@ -77,7 +78,7 @@ func upsertKafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	// The options kafkaTableFor shares, under its names.
 	shared := map[string]string{"connector": ConnectorKafka, "format": "json"}
 	for _, k := range []string{"topic", "properties.bootstrap.servers", "properties.group.id", "scan.bounded.mode",
-		"sink.delivery-guarantee", "sink.transactional-id-prefix"} {
+		"sink.delivery-guarantee", "sink.transactional-id-prefix", OptionTopicPartitions} {
 		if v, ok := opts[k]; ok {
 			shared[k] = v
 		}

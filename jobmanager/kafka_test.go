@@ -14,8 +14,8 @@ import (
 
 // TestKafkaConnectorEndToEnd: 'kafka' tables with the 'json' format on the
 // cluster's own broker: INSERT from VALUES, a bounded SELECT back (records
-// produced by another client included), a join with a managed table, and
-// the errors a user can cause (updating input, a missing topic).
+// produced by another client included), a join with a managed table, the
+// error of updating input, and topics CREATE TABLE creates.
 func TestKafkaConnectorEndToEnd(t *testing.T) {
 	cl, c := startSQLCluster(t, "")
 	defer cl.Close()
@@ -65,11 +65,23 @@ INSERT INTO orders VALUES
 		t.Errorf("updating input into a kafka table: %v", err)
 	}
 
-	run(t, s, `CREATE TABLE missing (id INT) WITH ('connector' = 'kafka', 'topic' = 'nope', 'properties.bootstrap.servers' = '`+
-		brokers[0]+`', 'format' = 'json', 'scan.bounded.mode' = 'latest-offset');`)
-	err = s.Execute(context.Background(), "SELECT * FROM missing;", false, newRows())
-	if err == nil || !strings.Contains(err.Error(), `topic "nope" on brokers `+brokers[0]) {
-		t.Errorf("missing topic: %v", err)
+	// On the cluster's own broker CREATE TABLE creates a missing topic,
+	// with 'topic.partitions' partitions (default 1).
+	run(t, s, `CREATE TABLE fresh (id INT) WITH ('connector' = 'kafka', 'topic' = 'fresh', 'properties.bootstrap.servers' = '`+
+		brokers[0]+`', 'format' = 'json', 'scan.bounded.mode' = 'latest-offset');
+CREATE TABLE fresh3 (id INT) WITH ('connector' = 'kafka', 'topic' = 'fresh3', 'properties.bootstrap.servers' = '`+
+		brokers[0]+`', 'format' = 'json', 'scan.bounded.mode' = 'latest-offset', 'topic.partitions' = '3');
+INSERT INTO fresh3 VALUES (1), (2);`)
+	if got := run(t, s, "SELECT * FROM fresh;").sorted(); len(got) != 0 {
+		t.Errorf("a new topic holds %v", got)
+	}
+	equal(t, "fresh3", run(t, s, "SELECT * FROM fresh3;").sorted(), []string{"+I[1]", "+I[2]"})
+	details, err := kadm.NewClient(kc).ListTopics(ctx, "fresh", "fresh3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, n3 := len(details["fresh"].Partitions), len(details["fresh3"].Partitions); n != 1 || n3 != 3 {
+		t.Errorf("partitions: fresh %d, fresh3 %d; want 1 and 3", n, n3)
 	}
 }
 
