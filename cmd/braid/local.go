@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -46,6 +47,9 @@ func runLocal(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	fmt.Fprintf(stdout, "Braid local cluster: job manager at %s (%d task managers x %d slots)\n", c.Endpoint(), *tms, *slots)
 	fmt.Fprintf(stdout, "Connect with: braid sql --endpoint %s   (Ctrl-C stops the cluster)\n", c.Endpoint())
+	if b := c.JobManager().Brokers(); len(b) > 0 {
+		fmt.Fprintf(stdout, "Kafka-protocol broker at %s: use it as 'properties.bootstrap.servers' of kafka tables (CREATE TABLE creates their topics)\n", strings.Join(b, ","))
+	}
 	if c.JobManager().AnonymousClients() {
 		fmt.Fprintln(stdout, "Clients are not authenticated: every caller is admin (the job manager listens on loopback only).")
 	}
