@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/braidflow/braid/types"
@@ -92,6 +93,34 @@ func (t *Table) PhysicalSchema() types.Schema {
 		}
 	}
 	return s
+}
+
+// SourceSchema returns what a source of t reads: its physical and METADATA
+// columns in declaration order, a METADATA column in the type metadata
+// gives its key (the connector's), and, when t has METADATA columns, each
+// column's key ("" for a physical column).
+func (t *Table) SourceSchema(metadata func(key string) (types.DataType, bool)) (types.Schema, []string, error) {
+	var s types.Schema
+	var keys []string
+	meta := false
+	for _, c := range t.Columns {
+		switch {
+		case c.Computed():
+			continue
+		case c.Metadata != "":
+			mt, ok := metadata(c.Metadata)
+			if !ok {
+				return nil, nil, fmt.Errorf("table %s.%s: METADATA column %s reads '%s', which its connector does not offer", t.Database, t.Name, c.Name, c.Metadata)
+			}
+			s, keys, meta = append(s, types.Field{Name: c.Name, Type: mt}), append(keys, c.Metadata), true
+		default:
+			s, keys = append(s, types.Field{Name: c.Name, Type: c.Type}), append(keys, "")
+		}
+	}
+	if !meta {
+		keys = nil
+	}
+	return s, keys, nil
 }
 
 // Errors a Store returns; callers match them with errors.Is.

@@ -38,37 +38,6 @@ type kafkaTable struct {
 	partitions int32
 }
 
-// kafkaSourceColumns returns the columns a kafka source reads for t: its
-// physical and METADATA columns in declaration order, a METADATA column in
-// its key's type, and, when t has METADATA columns, each column's key (""
-// for a field of the record value).
-func kafkaSourceColumns(t *catalog.Table) (types.Schema, []string, error) {
-	var schema types.Schema
-	var keys []string
-	meta := false
-	for _, c := range t.Columns {
-		switch {
-		case c.Computed():
-			continue
-		case c.Metadata != "":
-			k, ok := jobgraph.LookupMetadata(t.Connector(), c.Metadata)
-			if !ok {
-				return nil, nil, fmt.Errorf("table %s: METADATA column %s reads '%s', which the kafka connector does not offer", tableName(t), c.Name, c.Metadata)
-			}
-			schema = append(schema, types.Field{Name: c.Name, Type: k.Type})
-			keys = append(keys, c.Metadata)
-			meta = true
-		default:
-			schema = append(schema, types.Field{Name: c.Name, Type: c.Type})
-			keys = append(keys, "")
-		}
-	}
-	if !meta {
-		keys = nil
-	}
-	return schema, keys, nil
-}
-
 // kafkaTableFor reads and checks the options of a 'kafka' table without
 // contacting the brokers. Errors name the table and the option.
 //
@@ -148,7 +117,7 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	src := jobgraph.KafkaSourceSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema(),
 		StartupMode: jobgraph.KafkaStartEarliest, FailOnMissingField: failMissing, IgnoreParseErrors: ignoreErrs,
 		GroupID: get("properties.group.id")}
-	if src.Schema, src.Metadata, err = kafkaSourceColumns(t); err != nil {
+	if src.Schema, src.Metadata, err = t.SourceSchema(jobgraph.MetadataTypes(t.Connector())); err != nil {
 		return kafkaTable{}, err
 	}
 	switch m := get("scan.startup.mode"); m {

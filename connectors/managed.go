@@ -93,28 +93,16 @@ func topicError(op, topic string, brokers []string, err error) error {
 // count of its 'managed.partitions' option (1 by default) and the brokers'
 // default replication. It fails if the topic exists. ctx bounds the call.
 func CreateManagedTopic(ctx context.Context, brokers []string, t *catalog.Table) error {
-	topic := ManagedTopic(t)
 	parts, err := managedPartitions(t)
 	if err != nil {
 		return err
 	}
-	cl, err := newKafkaClient(brokers)
-	if err != nil {
-		return topicError("create", topic, brokers, err)
-	}
-	defer cl.Close()
-	resp, err := kadm.NewClient(cl).CreateTopic(ctx, parts, -1, nil, topic)
-	if err == nil {
-		err = resp.Err
-	}
-	if err != nil {
-		return topicError("create", topic, brokers, err)
-	}
-	return nil
+	return createTopic(ctx, brokers, ManagedTopic(t), parts, false)
 }
 
-// ensureTopic creates topic with parts partitions unless it exists.
-func ensureTopic(ctx context.Context, brokers []string, topic string, parts int32) error {
+// createTopic creates topic with parts partitions; with existingOK a topic
+// that exists already is left as it is.
+func createTopic(ctx context.Context, brokers []string, topic string, parts int32, existingOK bool) error {
 	cl, err := newKafkaClient(brokers)
 	if err != nil {
 		return topicError("create", topic, brokers, err)
@@ -124,7 +112,7 @@ func ensureTopic(ctx context.Context, brokers []string, topic string, parts int3
 	if err == nil {
 		err = resp.Err
 	}
-	if err != nil && !errors.Is(err, kerr.TopicAlreadyExists) {
+	if err != nil && !(existingOK && errors.Is(err, kerr.TopicAlreadyExists)) {
 		return topicError("create", topic, brokers, err)
 	}
 	return nil

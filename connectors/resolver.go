@@ -244,7 +244,7 @@ func (r *Resolver) CreateTable(ctx context.Context, t *catalog.Table) error {
 		if err != nil || len(r.outsideBrokers(kt)) > 0 {
 			return err
 		}
-		return ensureTopic(ctx, kt.source.Brokers, kt.source.Topic, max(kt.partitions, 1))
+		return createTopic(ctx, kt.source.Brokers, kt.source.Topic, max(kt.partitions, 1), true)
 	}
 	if !t.Managed() {
 		return nil

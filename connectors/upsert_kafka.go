@@ -2,7 +2,8 @@ package connectors
 
 import (
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/braidflow/braid/catalog"
@@ -34,12 +35,7 @@ func upsertKafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 		return fmt.Errorf("table %s: option '%s' %s", name, k, fmt.Sprintf(format, args...))
 	}
 	opts := t.Options
-	keys := make([]string, 0, len(opts))
-	for k := range opts {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(opts)) {
 		switch {
 		case contains(upsertKafkaOptionNames, k):
 		case strings.HasPrefix(k, "properties."):

@@ -1,14 +1,10 @@
 package e2e
 
 import (
-	"context"
 	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/braidflow/braid/client"
-	"github.com/braidflow/braid/localcluster"
 )
 
 // TestCompositeSavepointRescale runs the composite-value cases of
@@ -20,18 +16,7 @@ func TestCompositeSavepointRescale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("restores each case twice on an in-process cluster; runs without -short (make test)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cl, err := localcluster.Start(ctx, localcluster.Options{DataDir: t.TempDir(), TaskManagers: 2, Slots: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	c, err := client.Dial(ctx, cl.Endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := startSavepointCluster(t, 5*time.Minute)
 	for _, pass := range savepointPasses {
 		for i, name := range []string{"composite-values", "unnest"} {
 			t.Run(fmt.Sprintf("p%d/%s", pass.parallelism, name), func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -60,18 +61,7 @@ func TestConformanceSavepointRescale(t *testing.T) {
 	if testing.Short() {
 		t.Skip("restores every case twice on an in-process cluster, about a minute; runs without -short (make test)")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	cl, err := localcluster.Start(ctx, localcluster.Options{DataDir: t.TempDir(), TaskManagers: 2, Slots: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	c, err := client.Dial(ctx, cl.Endpoint())
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := startSavepointCluster(t, 10*time.Minute)
 	for _, pass := range savepointPasses {
 		for i, name := range supported {
 			t.Run(fmt.Sprintf("p%d/%s", pass.parallelism, name), func(t *testing.T) {
@@ -79,6 +69,48 @@ func TestConformanceSavepointRescale(t *testing.T) {
 				split := splitCase(t, cs, pass.split)
 				db := fmt.Sprintf("sp%d_case_%d_%d", pass.parallelism, i, time.Now().UnixNano())
 				runSavepointCase(t, c, cs, split, db, pass.parallelism, pass.interval)
+			})
+		}
+	}
+}
+
+// startSavepointCluster starts the in-process cluster (2 task managers of
+// 2 slots) the savepoint tests run their cases on, stopped when the test
+// ends, and returns a client of it; timeout bounds starting it.
+func startSavepointCluster(t *testing.T, timeout time.Duration) *client.Client {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cl, err := localcluster.Start(ctx, localcluster.Options{DataDir: t.TempDir(), TaskManagers: 2, Slots: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	c, err := client.Dial(ctx, cl.Endpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// runRescaledCases runs the cases names of testdata/dir the third way:
+// split by rows, a savepoint mid-run, then a restore at parallelism 1 and
+// 3 (see TestConformanceSavepointRescale). Each case runs in a database of
+// its own.
+func runRescaledCases(t *testing.T, dir string, names []string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("restores each case twice on an in-process cluster; runs without -short (make test)")
+	}
+	c := startSavepointCluster(t, 5*time.Minute)
+	for _, par := range []int{1, 3} {
+		for i, name := range names {
+			t.Run(fmt.Sprintf("p%d/%s", par, name), func(t *testing.T) {
+				cs := loadCaseFile(t, name, filepath.Join("testdata", dir, name+".sql"))
+				split := splitCase(t, cs, splitByRows)
+				db := fmt.Sprintf("%s%d_case_%d_%d", strings.ReplaceAll(dir, "_", ""), par, i, time.Now().UnixNano())
+				runSavepointCase(t, c, cs, split, db, par, "")
 			})
 		}
 	}

@@ -31,6 +31,15 @@ func ReadableMetadata(connector string) []MetadataKey {
 	return nil
 }
 
+// MetadataTypes returns the type of each readable metadata key of
+// connector, for catalog.Table.SourceSchema.
+func MetadataTypes(connector string) func(key string) (types.DataType, bool) {
+	return func(key string) (types.DataType, bool) {
+		k, ok := LookupMetadata(connector, key)
+		return k.Type, ok
+	}
+}
+
 // LookupMetadata returns the readable metadata key name of connector.
 func LookupMetadata(connector, name string) (MetadataKey, bool) {
 	for _, k := range ReadableMetadata(connector) {

@@ -73,6 +73,7 @@ func (b *binder) bindHavingPieces(isc, sc *scope, conjuncts []ast.Expr) (*having
 		if _, ok := e.(*ast.Literal); ok {
 			return nil
 		}
+		col := scopeColumn{name: fmt.Sprintf("$h%d", len(h.exprs))}
 		if ref, ok := e.(*ast.ColumnRef); ok {
 			c, err := sc.resolve(ref)
 			if err != nil {
@@ -83,16 +84,13 @@ func (b *binder) bindHavingPieces(isc, sc *scope, conjuncts []ast.Expr) (*having
 				return nil
 			}
 			byCol[c] = len(h.exprs)
+			col.table, col.name = sc.cols[c].table, sc.cols[c].name
 		}
 		be, err := bindExpr(isc, e)
 		if err != nil {
 			return err
 		}
-		col := scopeColumn{name: fmt.Sprintf("$h%d", len(h.exprs)), typ: be.Type}
-		if ref, ok := e.(*ast.ColumnRef); ok {
-			c, _ := sc.resolve(ref)
-			col.table, col.name = sc.cols[c].table, sc.cols[c].name
-		}
+		col.typ = be.Type
 		h.pieces[e] = len(h.exprs)
 		h.exprs, h.srcs, h.cols = append(h.exprs, be), append(h.srcs, e), append(h.cols, col)
 		return nil

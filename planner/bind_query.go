@@ -588,32 +588,12 @@ func (b *binder) bindTableName(t *ast.TableName) (node, *scope, error) {
 	return scan, sc, nil
 }
 
-// sourceSchema is what the source of tbl reads: its physical and METADATA
-// columns in declaration order, a METADATA column in its key's type.
-func sourceSchema(tbl *catalog.Table) (types.Schema, error) {
-	var s types.Schema
-	for _, c := range tbl.Columns {
-		switch {
-		case c.Computed():
-		case c.Metadata != "":
-			k, ok := jobgraph.LookupMetadata(tbl.Connector(), c.Metadata)
-			if !ok {
-				return nil, fmt.Errorf("table %s.%s: METADATA column %s reads '%s', which its connector does not offer", tbl.Database, tbl.Name, c.Name, c.Metadata)
-			}
-			s = append(s, types.Field{Name: c.Name, Type: k.Type})
-		default:
-			s = append(s, types.Field{Name: c.Name, Type: c.Type})
-		}
-	}
-	return s, nil
-}
-
 // bindScan builds the scan of a catalog table: the source reads the
 // physical and METADATA columns; when the table has computed columns (or a
 // METADATA column of another type than its key's), a projection lays out
 // every column in declaration order.
 func bindScan(tbl *catalog.Table) (*scanNode, error) {
-	phys, err := sourceSchema(tbl)
+	phys, _, err := tbl.SourceSchema(jobgraph.MetadataTypes(tbl.Connector()))
 	if err != nil {
 		return nil, err
 	}

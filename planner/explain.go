@@ -29,7 +29,7 @@ func (b *graphBuilder) noteTable(op *jobgraph.Operator, t *catalog.Table, schema
 		b.tables = map[*jobgraph.Operator]explainTable{}
 	}
 	b.tables[op] = explainTable{database: t.Database, name: t.Name, schema: schema,
-		upsert: (t.Managed() || t.Connector() == "upsert-kafka") && len(t.PrimaryKey) > 0}
+		upsert: isUpsertTable(t)}
 }
 
 // Explain describes a plan as EXPLAIN prints it: the "Optimized Execution

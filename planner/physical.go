@@ -244,7 +244,7 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 // table in its physical schema, or nil when the table is not an upsert
 // table.
 func upsertKeys(t *catalog.Table, phys types.Schema) []int {
-	if !t.Managed() && t.Connector() != "upsert-kafka" || len(t.PrimaryKey) == 0 {
+	if !isUpsertTable(t) {
 		return nil
 	}
 	var keys []int
@@ -256,6 +256,13 @@ func upsertKeys(t *catalog.Table, phys types.Schema) []int {
 		}
 	}
 	return keys
+}
+
+// isUpsertTable reports whether reading t yields upserts by its primary key
+// (a ChangelogNormalize follows its source): a managed or upsert-kafka
+// table with a primary key.
+func isUpsertTable(t *catalog.Table) bool {
+	return (t.Managed() || t.Connector() == "upsert-kafka") && len(t.PrimaryKey) > 0
 }
 
 // sourceBounded reports whether a table's source ends by itself.

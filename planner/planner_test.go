@@ -29,7 +29,7 @@ type testConnectors struct{}
 func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec, int, error) {
 	if t.Connector() == "kafka" {
 		// The columns the kafka source reads, METADATA ones included.
-		schema, err := sourceSchema(t)
+		schema, _, err := t.SourceSchema(jobgraph.MetadataTypes(t.Connector()))
 		if err != nil {
 			return nil, 0, err
 		}
