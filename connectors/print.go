@@ -18,11 +18,16 @@ func init() {
 		if err != nil {
 			return nil, err
 		}
-		return NewPrintSink(*s, os.Stdout), nil
+		w := os.Stdout
+		if s.StandardError {
+			w = os.Stderr
+		}
+		return NewPrintSink(*s, w), nil
 	})
 }
 
-// PrintSink writes each row to a writer (the task manager's standard output)
+// PrintSink writes each row to a writer (the task manager's standard output,
+// or standard error with 'standard-error')
 // as Flink's print connector does: "+I[1, foo, NULL]", after a prefix of
 // "<identifier>:<subtask+1>> " where the identifier is the 'print-identifier'
 // option and the subtask number appears only when the sink has several

@@ -31,7 +31,7 @@ var notYetConnectors = map[string]bool{
 // (datagen is checked by DatagenSpecFor).
 var connectorOptions = map[string][]string{
 	"":                 {OptionManagedPartitions},
-	ConnectorPrint:     {"connector", "print-identifier"},
+	ConnectorPrint:     {"connector", "print-identifier", "standard-error"},
 	ConnectorBlackhole: {"connector"},
 }
 
@@ -112,9 +112,14 @@ func (r *Resolver) ValidateTable(t *catalog.Table) error {
 			return fmt.Errorf("unsupported option '%s' for %s (supported: %s)", k, what, strings.Join(allowed, ", "))
 		}
 	}
-	if conn == "" {
+	switch conn {
+	case "":
 		if _, err := managedPartitions(t); err != nil {
 			return err
+		}
+	case ConnectorPrint:
+		if _, err := boolOption(t.Options, "standard-error"); err != nil {
+			return fmt.Errorf("table %s: %w", tableName(t), err)
 		}
 	}
 	return r.Allow.checkTable(t, nil)
@@ -203,7 +208,12 @@ func (r *Resolver) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 	case "":
 		return &jobgraph.ManagedSinkSpec{Topic: ManagedTopic(t), Schema: schema}, nil
 	case ConnectorPrint:
-		return &jobgraph.PrintSpec{Schema: schema, Identifier: t.Options["print-identifier"], TableName: tableName(t)}, nil
+		stderr, err := boolOption(t.Options, "standard-error")
+		if err != nil {
+			return nil, fmt.Errorf("table %s: %w", tableName(t), err)
+		}
+		return &jobgraph.PrintSpec{Schema: schema, Identifier: t.Options["print-identifier"], StandardError: stderr,
+			TableName: tableName(t)}, nil
 	case ConnectorBlackhole:
 		return &jobgraph.BlackholeSpec{Schema: schema}, nil
 	case ConnectorKafka, ConnectorUpsertKafka:

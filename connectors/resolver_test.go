@@ -32,7 +32,9 @@ func TestResolverValidate(t *testing.T) {
 		{map[string]string{"connector": "upsert-kafka", "topic": "x"}, "'upsert-kafka' tables require to define a PRIMARY KEY constraint."},
 		{map[string]string{"connector": "pulsar"}, "connector 'pulsar' is not supported yet"},
 		{map[string]string{"connector": "mysql-cdc"}, "connector 'mysql-cdc' is not supported yet"},
-		{map[string]string{"connector": "print", "colour": "red"}, "unsupported option 'colour' for connector 'print' (table db.t) (supported: connector, print-identifier)"},
+		{map[string]string{"connector": "print", "colour": "red"}, "unsupported option 'colour' for connector 'print' (table db.t) (supported: connector, print-identifier, standard-error)"},
+		{map[string]string{"connector": "print", "standard-error": "true"}, ""},
+		{map[string]string{"connector": "print", "standard-error": "yes"}, "table db.t: option 'standard-error' must be 'true' or 'false', got 'yes'"},
 		{map[string]string{"format": "json"}, "unsupported option 'format' for managed table db.t (supported: managed.partitions)"},
 		{map[string]string{"managed.partitions": "0"}, "'managed.partitions' must be"},
 	} {

@@ -948,7 +948,10 @@ func (*NexmarkSpec) Inputs() int  { return 0 }
 type PrintSpec struct {
 	Schema     types.Schema `json:"schema"`
 	Identifier string       `json:"identifier,omitempty"`
-	TableName  string       `json:"table_name"`
+	// StandardError writes to standard error instead of standard output
+	// ('standard-error' = 'true').
+	StandardError bool   `json:"standard_error,omitempty"`
+	TableName     string `json:"table_name"`
 }
 
 var _ Spec = (*PrintSpec)(nil)
