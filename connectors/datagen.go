@@ -49,7 +49,7 @@ const DatagenMaxLength = 1 << 20
 // one batch (long values make smaller batches).
 const datagenBatchBytes = 16 << 20
 
-var datagenFieldOptions = []string{"kind", "min", "max", "max-past", "length", "start", "end", "null-rate"}
+var datagenFieldOptions = []string{"kind", "min", "max", "max-past", "length", "var-len", "start", "end", "null-rate"}
 
 // DatagenSpecFor reads the options of a 'datagen' table: 'rows-per-second'
 // (default 10000), 'number-of-rows' (unbounded when absent) and, per column,
@@ -140,6 +140,15 @@ func DatagenSpecFor(t *catalog.Table) (jobgraph.DatagenSpec, error) {
 				return spec, bad(k, "must be a whole number from 1 to %d, got '%s'", DatagenMaxLength, v)
 			}
 			f.Length = n
+		case "var-len":
+			b, err := boolOption(t.Options, k)
+			if err != nil {
+				return spec, fmt.Errorf("table %s: %w", name, err)
+			}
+			if b && !(ft.Kind == types.KindVarChar || ft.Kind == types.KindVarBinary) {
+				return spec, bad(k, "applies only to variable-length types (VARCHAR, STRING, VARBINARY, BYTES), %s is %v", cname, ft)
+			}
+			f.VarLen = b
 		case "start":
 			f.Start = v
 		case "end":
@@ -696,15 +705,16 @@ func (c *datagenColumn) appendRandom(b array.Builder, rng *rand.Rand, now time.T
 		}
 		b.Append(v)
 	case *array.StringBuilder:
-		buf := make([]byte, (c.length+1)/2)
+		n := c.randLength(rng)
+		buf := make([]byte, (n+1)/2)
 		fillRandom(rng, buf)
-		b.Append(hex.EncodeToString(buf)[:c.length])
+		b.Append(hex.EncodeToString(buf)[:n])
 	case *array.BinaryBuilder:
 		if c.field.Type.IsComposite() {
 			b.Append(c.randomComposite(rng, now))
 			return
 		}
-		buf := make([]byte, c.length)
+		buf := make([]byte, c.randLength(rng))
 		fillRandom(rng, buf)
 		b.Append(buf)
 	case *array.Date32Builder:
@@ -731,6 +741,15 @@ func (c *datagenColumn) randInt(rng *rand.Rand) int64 {
 func (c *datagenColumn) randFloat(rng *rand.Rand) float64 {
 	// Halves keep max-min finite for the full DOUBLE range.
 	return c.fmin + (c.fmax/2-c.fmin/2)*rng.Float64()*2
+}
+
+// randLength is the length of a random string or binary: length, or with
+// 'var-len' a uniform length from 1 to length.
+func (c *datagenColumn) randLength(rng *rand.Rand) int {
+	if c.cfg.VarLen && c.length > 1 {
+		return 1 + rng.IntN(c.length)
+	}
+	return c.length
 }
 
 func fillRandom(rng *rand.Rand, buf []byte) {
@@ -817,11 +836,12 @@ func (c *datagenColumn) randomValue(rng *rand.Rand, now time.Time) any {
 		}
 		return v
 	case t.IsString():
-		buf := make([]byte, (c.length+1)/2)
+		n := c.randLength(rng)
+		buf := make([]byte, (n+1)/2)
 		fillRandom(rng, buf)
-		return hex.EncodeToString(buf)[:c.length]
+		return hex.EncodeToString(buf)[:n]
 	case t.IsBinary():
-		buf := make([]byte, c.length)
+		buf := make([]byte, c.randLength(rng))
 		fillRandom(rng, buf)
 		return buf
 	case t.Kind == types.KindDate:

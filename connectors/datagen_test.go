@@ -239,6 +239,47 @@ func TestDatagenUnboundedStopsOnCancel(t *testing.T) {
 	}
 }
 
+// TestDatagenVarLen: with 'var-len' random strings and binaries are 1 to
+// 'length' long and take several lengths; without it each has the length.
+func TestDatagenVarLen(t *testing.T) {
+	tb := datagenTable(map[string]string{
+		"number-of-rows":  "400",
+		"fields.s.length": "6", "fields.s.var-len": "true",
+		"fields.b.length": "5", "fields.b.var-len": "true",
+		"fields.f.length": "4", "fields.f.var-len": "false",
+	},
+		types.Field{Name: "s", Type: types.String},
+		types.Field{Name: "b", Type: types.Bytes},
+		types.Field{Name: "f", Type: types.String},
+	)
+	strLens, binLens := map[int]int{}, map[int]int{}
+	for _, c := range runDatagen(t, tb, 2) {
+		for _, b := range c.batches {
+			for i := range b.NumRows() {
+				strLens[len(b.Column(0).(*array.String).Value(i))]++
+				binLens[len(b.Column(1).(*array.Binary).Value(i))]++
+				if n := len(b.Column(2).(*array.String).Value(i)); n != 4 {
+					t.Fatalf("fixed-length string of %d characters, want 4", n)
+				}
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name    string
+		lens    map[int]int
+		longest int
+	}{{"string", strLens, 6}, {"binary", binLens, 5}} {
+		for n := 1; n <= tc.longest; n++ {
+			if tc.lens[n] == 0 {
+				t.Errorf("no random %s of length %d in 400 rows (lengths %v)", tc.name, n, tc.lens)
+			}
+		}
+		if len(tc.lens) != tc.longest {
+			t.Errorf("random %s lengths %v, want 1 to %d", tc.name, tc.lens, tc.longest)
+		}
+	}
+}
+
 func TestDatagenSpecErrors(t *testing.T) {
 	a := types.Field{Name: "a", Type: types.Int}
 	for _, tc := range []struct {
@@ -255,6 +296,8 @@ func TestDatagenSpecErrors(t *testing.T) {
 		{map[string]string{"fields.a.max": "99999999999"}, "range of INT"},
 		{map[string]string{"fields.a.length": "3"}, "applies to string"},
 		{map[string]string{"fields.a.null-rate": "2"}, "from 0 to 1"},
+		{map[string]string{"fields.a.var-len": "true"}, "'fields.a.var-len' applies only to variable-length types (VARCHAR, STRING, VARBINARY, BYTES), a is INT"},
+		{map[string]string{"fields.a.var-len": "maybe"}, "option 'fields.a.var-len' must be 'true' or 'false', got 'maybe'"},
 		// NaN and infinities compare false with everything: each once
 		// slipped through and crashed the job manager at every query.
 		{map[string]string{"rows-per-second": "NaN"}, "'rows-per-second' must be a positive number, got 'NaN'"},

@@ -889,6 +889,9 @@ type DatagenField struct {
 	Start  string `json:"start,omitempty"`
 	End    string `json:"end,omitempty"`
 	Length int    `json:"length,omitempty"`
+	// VarLen makes a random string or binary 1 to Length long instead of
+	// exactly Length ('fields.#.var-len').
+	VarLen bool `json:"var_len,omitempty"`
 	// NullRate is the fraction of NULLs, 0 by default.
 	NullRate float64 `json:"null_rate,omitempty"`
 }
