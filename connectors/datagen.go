@@ -129,7 +129,7 @@ func DatagenSpecFor(t *catalog.Table) (jobgraph.DatagenSpec, error) {
 			if !ft.IsTimestamp() {
 				return spec, bad(k, "applies only to TIMESTAMP columns, %s is %v", cname, ft)
 			}
-			d, err := parseFlinkDuration(v)
+			d, err := types.ParseDuration(v)
 			if err != nil {
 				return spec, bad(k, "%v", err)
 			}
@@ -178,37 +178,6 @@ func datagenOptionNames() []string {
 		out = append(out, "fields.<column>."+o)
 	}
 	return out
-}
-
-// parseFlinkDuration reads a duration as Flink writes one: "500" (ms),
-// "5 s", "10s", "1 min", "2 h", "1 d", "100 ms".
-func parseFlinkDuration(s string) (time.Duration, error) {
-	s = strings.TrimSpace(strings.ToLower(s))
-	i := 0
-	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-		i++
-	}
-	n, err := strconv.ParseInt(s[:i], 10, 64)
-	if err != nil {
-		return 0, fmt.Errorf("bad duration '%s'", s)
-	}
-	unit := strings.TrimSpace(s[i:])
-	var d time.Duration
-	switch unit {
-	case "", "ms", "milli", "millis", "millisecond", "milliseconds":
-		d = time.Millisecond
-	case "s", "sec", "secs", "second", "seconds":
-		d = time.Second
-	case "min", "mins", "minute", "minutes":
-		d = time.Minute
-	case "h", "hour", "hours":
-		d = time.Hour
-	case "d", "day", "days":
-		d = 24 * time.Hour
-	default:
-		return 0, fmt.Errorf("bad duration unit in '%s'", s)
-	}
-	return time.Duration(n) * d, nil
 }
 
 // DatagenSource generates rows as Flink's datagen connector does. Subtask i

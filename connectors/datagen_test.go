@@ -296,6 +296,7 @@ func TestDatagenSpecErrors(t *testing.T) {
 		{map[string]string{"fields.a.max": "99999999999"}, "range of INT"},
 		{map[string]string{"fields.a.length": "3"}, "applies to string"},
 		{map[string]string{"fields.a.null-rate": "2"}, "from 0 to 1"},
+		{map[string]string{"fields.a.max-past": "5m"}, "'fields.a.max-past' applies only to TIMESTAMP columns"},
 		{map[string]string{"fields.a.var-len": "true"}, "'fields.a.var-len' applies only to variable-length types (VARCHAR, STRING, VARBINARY, BYTES), a is INT"},
 		{map[string]string{"fields.a.var-len": "maybe"}, "option 'fields.a.var-len' must be 'true' or 'false', got 'maybe'"},
 		// NaN and infinities compare false with everything: each once
@@ -433,5 +434,25 @@ func TestDatagenComposite(t *testing.T) {
 	}
 	if rows != 20 {
 		t.Fatalf("made %d rows", rows)
+	}
+}
+
+// TestDatagenMaxPastDurations: 'max-past' reads durations as every other
+// duration option does ("5m" included).
+func TestDatagenMaxPastDurations(t *testing.T) {
+	ts := types.Field{Name: "ts", Type: types.Timestamp(3)}
+	for v, wantMs := range map[string]string{"5m": "300000", "5 min": "300000", "10s": "10000", "250": "250", "1 d": "86400000"} {
+		spec, err := DatagenSpecFor(datagenTable(map[string]string{"fields.ts.max-past": v}, ts))
+		if err != nil {
+			t.Errorf("max-past %q: %v", v, err)
+			continue
+		}
+		if got := spec.Fields[0].Max; got != wantMs {
+			t.Errorf("max-past %q is %s ms, want %s", v, got, wantMs)
+		}
+	}
+	if _, err := DatagenSpecFor(datagenTable(map[string]string{"fields.ts.max-past": "5 fortnights"}, ts)); err == nil ||
+		!strings.Contains(err.Error(), "unknown unit 'fortnights'") {
+		t.Errorf("bad unit: %v", err)
 	}
 }
