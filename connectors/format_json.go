@@ -37,6 +37,7 @@ type jsonDecoder struct {
 	rb    *array.RecordBuilder
 	rows  int
 	cells []jsonCell
+	seen  []bool // which columns the record being decoded has
 	index map[string]int
 }
 
@@ -53,7 +54,8 @@ type jsonCell struct {
 
 func newJSONDecoder(schema types.Schema, failOnMissing, ignoreErrors bool) *jsonDecoder {
 	d := &jsonDecoder{schema: schema, arrow: schema.ArrowSchema(), failOnMissing: failOnMissing,
-		ignoreErrors: ignoreErrors, cells: make([]jsonCell, len(schema)), index: map[string]int{}}
+		ignoreErrors: ignoreErrors, cells: make([]jsonCell, len(schema)), seen: make([]bool, len(schema)),
+		index: map[string]int{}}
 	for i, f := range schema {
 		d.index[f.Name] = i
 	}
@@ -74,33 +76,48 @@ func (d *jsonDecoder) Decode(v []byte) (bool, error) {
 	if v == nil {
 		return false, nil
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(v, &obj); err != nil || obj == nil {
+	for i := range d.cells {
+		d.cells[i] = jsonCell{}
+		d.seen[i] = false
+	}
+	var convErr error
+	err := scanJSONObject(v, func(key, raw []byte) error {
+		if err := validJSONValue(raw); err != nil {
+			return err
+		}
+		i, ok := d.index[string(key)]
+		if !ok || convErr != nil {
+			return nil
+		}
+		c := &d.cells[i]
+		*c = jsonCell{}
+		d.seen[i] = true
+		if err := convertJSON(raw, d.schema[i].Type, c); err != nil {
+			if d.ignoreErrors {
+				*c = jsonCell{null: true}
+				return nil
+			}
+			// NB: the rest of the record is still checked to be JSON, so
+			// that malformed JSON is reported as such.
+			convErr = fmt.Errorf("field '%s': cannot read %s as %v: %w", d.schema[i].Name, truncate(raw), d.schema[i].Type, err)
+		}
+		return nil
+	})
+	if err != nil {
 		if d.ignoreErrors {
 			return false, nil
 		}
-		if err == nil {
-			err = errors.New("not a JSON object")
-		}
 		return false, fmt.Errorf("bad JSON: %w", err)
 	}
+	if convErr != nil {
+		return false, convErr
+	}
 	for i, f := range d.schema {
-		c := &d.cells[i]
-		*c = jsonCell{}
-		raw, ok := obj[f.Name]
-		if !ok {
+		if !d.seen[i] {
 			if d.failOnMissing {
 				return false, fmt.Errorf("field '%s' is missing", f.Name)
 			}
-			c.null = true
-			continue
-		}
-		if err := convertJSON(raw, f.Type, c); err != nil {
-			if d.ignoreErrors {
-				*c = jsonCell{null: true}
-				continue
-			}
-			return false, fmt.Errorf("field '%s': cannot read %s as %v: %w", f.Name, truncate(raw), f.Type, err)
+			d.cells[i].null = true
 		}
 	}
 	d.appendRow()
@@ -180,11 +197,25 @@ func convertJSON(raw json.RawMessage, t types.DataType, c *jsonCell) error {
 	// text is the value of a JSON string, or the JSON text of any other
 	// value (numbers read from either, as Flink's converters do).
 	isString := len(raw) > 0 && raw[0] == '"'
-	text := string(raw)
-	if isString {
-		if err := json.Unmarshal(raw, &text); err != nil {
-			return err
+	if !isString && isIntKind(t.Kind) {
+		if n, ok := plainJSONInt(raw); ok {
+			if !fitsIntKind(n, t.Kind) {
+				return errors.New("not a whole number in range")
+			}
+			c.i = n
+			return nil
 		}
+	}
+	var text string
+	if isString {
+		var ok bool
+		if text, ok = plainJSONString(raw); !ok {
+			if err := json.Unmarshal(raw, &text); err != nil {
+				return err
+			}
+		}
+	} else {
+		text = string(raw)
 	}
 	switch t.Kind {
 	case types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:

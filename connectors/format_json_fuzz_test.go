@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -32,10 +33,18 @@ func FuzzJSONFormat(f *testing.F) {
 		`{"p":{"zz":1}}`, `{"p":[]}`, `{"arr":{}}`, `{"m":{"k":1,"k":2}}`, `{"ms":{"a":null}}`, `{"im":{"x":[]}}`,
 		`{"arr":[[1]]}`, `{"p":null,"arr":null}`,
 		`{"d":"NaN"}`, `{"f":3.5e38}`, `{"i":1,"i":2}`, `{"bin":"!!"}`, strings.Repeat(`{"a":`, 200),
+		`{"x":tru}`, `{"x":01}`, `{"x":1.}`, `{"x":"\q"}`, `{"x":"a	b"}`, `{"x":[1,}`, `{"a\u0069":1}`, `{"i":1} x`, "{\"s\":\"\xff\"}",
 	} {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, v []byte) {
+		// The record reader refuses exactly what encoding/json refuses.
+		var obj map[string]json.RawMessage
+		stdErr := json.Unmarshal(v, &obj)
+		scanErr := scanJSONObject(v, func(_, raw []byte) error { return validJSONValue(raw) })
+		if (stdErr == nil && obj != nil) != (scanErr == nil) {
+			t.Fatalf("%q: encoding/json says %v (object %v), the record reader %v", v, stdErr, obj != nil, scanErr)
+		}
 		for _, strict := range []bool{true, false} {
 			d := newJSONDecoder(fuzzJSONSchema, strict, !strict)
 			ok, err := d.Decode(v)
