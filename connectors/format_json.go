@@ -327,7 +327,7 @@ func newJSONEncoder(schema types.Schema) *jsonEncoder {
 }
 
 // project makes the encoder read its fields from batch columns cols.
-func (e *jsonEncoder) project(cols []int) *jsonEncoder {
+func (e *jsonEncoder) project(cols []int) rowEncoder {
 	e.cols = cols
 	return e
 }

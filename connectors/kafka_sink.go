@@ -25,7 +25,7 @@ func init() {
 	})
 }
 
-// KafkaSink writes each input row as one JSON object, with no key, to one
+// KafkaSink writes each input row as one record value in its format, with no key, to one
 // topic of an external Kafka cluster. Its input must be insert-only; another
 // row kind fails the task. The sink emits nothing.
 //
@@ -39,9 +39,9 @@ func init() {
 // EndInput or Close.
 type KafkaSink struct {
 	spec jobgraph.KafkaSinkSpec
-	enc  *jsonEncoder
+	enc  rowEncoder
 	// key encodes the record key of an upsert sink; nil otherwise.
-	key *jsonEncoder
+	key rowEncoder
 	w   *sinkWriter
 }
 
@@ -52,7 +52,8 @@ var (
 
 // NewKafkaSink returns a sink for spec.
 func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
-	s := &KafkaSink{spec: spec, enc: newJSONEncoder(spec.Schema)}
+	format := spec.ValueFormat()
+	s := &KafkaSink{spec: spec, enc: newRowEncoder(format, spec.Schema)}
 	if spec.Upsert {
 		isKey := map[int]bool{}
 		var key types.Schema
@@ -69,7 +70,7 @@ func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
 					value, cols = append(value, f), append(cols, i)
 				}
 			}
-			s.enc = newJSONEncoder(value).project(cols)
+			s.enc = newRowEncoder(format, value).project(cols)
 		}
 	}
 	return s
