@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/braidflow/braid/catalog"
 	"github.com/braidflow/braid/jobgraph"
@@ -41,12 +43,14 @@ var (
 )
 
 // formatNames are the value formats of a 'kafka' table.
-var formatNames = []string{jobgraph.FormatJSON}
+var formatNames = []string{jobgraph.FormatJSON, jobgraph.FormatCSV}
 
 // formatOptions are the options of each format, without the format's
 // prefix.
 var formatOptions = map[string][]string{
 	jobgraph.FormatJSON: {"fail-on-missing-field", "ignore-parse-errors"},
+	jobgraph.FormatCSV: {"field-delimiter", "quote-character", "disable-quote-character", "allow-comments",
+		"ignore-parse-errors", "array-element-delimiter", "escape-character", "null-literal"},
 }
 
 // isFormatOption reports whether k is an option of some format, under
@@ -132,6 +136,10 @@ func formatFor(t *catalog.Table, prefix string, schema types.Schema) (jobgraph.F
 		if f.FailOnMissingField && f.IgnoreParseErrors {
 			return jobgraph.FormatSpec{}, fmt.Errorf("table %s: 'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be true", name)
 		}
+	case jobgraph.FormatCSV:
+		if f.CSV, err = csvFormatFor(name, own, ownKey, boolOpt); err != nil {
+			return jobgraph.FormatSpec{}, err
+		}
 	}
 	for _, c := range schema {
 		if !formatSupports(format, c.Type) {
@@ -146,6 +154,8 @@ func formatSupports(format string, t types.DataType) bool {
 	switch format {
 	case jobgraph.FormatJSON:
 		return jsonSupports(t)
+	case jobgraph.FormatCSV:
+		return csvSupports(t)
 	}
 	return false
 }
@@ -155,6 +165,8 @@ func newRowDecoder(f jobgraph.FormatSpec, schema types.Schema) rowDecoder {
 	switch f.Name {
 	case jobgraph.FormatJSON:
 		return newJSONDecoder(schema, f.FailOnMissingField, f.IgnoreParseErrors)
+	case jobgraph.FormatCSV:
+		return newCSVDecoder(schema, *f.CSV, f.IgnoreParseErrors)
 	}
 	panic(fmt.Sprintf("connectors: unknown format %q", f.Name))
 }
@@ -164,6 +176,67 @@ func newRowEncoder(f jobgraph.FormatSpec, schema types.Schema) rowEncoder {
 	switch f.Name {
 	case jobgraph.FormatJSON:
 		return newJSONEncoder(schema)
+	case jobgraph.FormatCSV:
+		return newCSVEncoder(schema, *f.CSV)
 	}
 	panic(fmt.Sprintf("connectors: unknown format %q", f.Name))
+}
+
+// csvFormatFor reads the csv format's options (own, by option name without
+// the prefix; ownKey gives each one's full name) with Flink's defaults and
+// checks.
+func csvFormatFor(table string, own, ownKey map[string]string, boolOpt func(string) (bool, error)) (*jobgraph.CSVFormat, error) {
+	c := &jobgraph.CSVFormat{FieldDelimiter: ',', Quote: '"', ArrayElementDelimiter: ";"}
+	char := func(opt string, dst *rune) error {
+		v, ok := own[opt]
+		if !ok {
+			return nil
+		}
+		if strings.HasPrefix(v, `\`) {
+			// '\t' and the like name a special character.
+			if u, err := strconv.Unquote(`"` + v + `"`); err == nil {
+				v = u
+			}
+		}
+		if utf8.RuneCountInString(v) != 1 {
+			return fmt.Errorf("table %s: option '%s' must be a string with single character, but was: %s", table, ownKey[opt], own[opt])
+		}
+		*dst, _ = utf8.DecodeRuneInString(v)
+		return nil
+	}
+	if err := char("field-delimiter", &c.FieldDelimiter); err != nil {
+		return nil, err
+	}
+	if err := char("quote-character", &c.Quote); err != nil {
+		return nil, err
+	}
+	if err := char("escape-character", &c.Escape); err != nil {
+		return nil, err
+	}
+	disable, err := boolOpt("disable-quote-character")
+	if err != nil {
+		return nil, err
+	}
+	if disable {
+		if _, ok := own["quote-character"]; ok {
+			// Flink: "Format cannot define a quote character and disabled
+			// quote character at the same time."
+			return nil, fmt.Errorf("table %s: options '%s' and '%s' cannot both be set", table, ownKey["quote-character"], ownKey["disable-quote-character"])
+		}
+		c.Quote = 0
+	}
+	if c.AllowComments, err = boolOpt("allow-comments"); err != nil {
+		return nil, err
+	}
+	if v, ok := own["array-element-delimiter"]; ok {
+		if v == "" {
+			return nil, fmt.Errorf("table %s: option '%s' must not be empty", table, ownKey["array-element-delimiter"])
+		}
+		c.ArrayElementDelimiter = v
+	}
+	c.NullLiteral, c.HasNullLiteral = own["null-literal"]
+	if c.FieldDelimiter == c.Quote || (c.Escape != 0 && (c.Escape == c.FieldDelimiter || c.Escape == c.Quote)) {
+		return nil, fmt.Errorf("table %s: the csv field delimiter, quote character and escape character must differ", table)
+	}
+	return c, nil
 }

@@ -186,9 +186,17 @@ func convertJSON(raw json.RawMessage, t types.DataType, c *jsonCell) error {
 			return err
 		}
 	}
-	switch t.Kind {
-	case types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
+	if t.IsComposite() {
 		return convertJSONComposite(raw, t, c)
+	}
+	return convertText(text, isString, t, c)
+}
+
+// convertText converts the text of a scalar value to t into c; isString
+// says the text was quoted (a JSON string), which DATE, TIME, TIMESTAMP and
+// BYTES need.
+func convertText(text string, isString bool, t types.DataType, c *jsonCell) error {
+	switch t.Kind {
 	case types.KindBoolean:
 		switch text {
 		case "true":

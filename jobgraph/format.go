@@ -1,10 +1,14 @@
 package jobgraph
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+)
 
 // Format names of FormatSpec.Name.
 const (
 	FormatJSON = "json"
+	FormatCSV  = "csv"
 )
 
 // FormatSpec is the checked format of a Kafka record value (or key): its
@@ -17,6 +21,28 @@ type FormatSpec struct {
 	IgnoreParseErrors bool `json:"ignore_parse_errors,omitempty"`
 	// FailOnMissingField is 'json.fail-on-missing-field'.
 	FailOnMissingField bool `json:"fail_on_missing_field,omitempty"`
+
+	// CSV holds the csv format's options when Name is FormatCSV.
+	CSV *CSVFormat `json:"csv,omitempty"`
+}
+
+// CSVFormat is the options of the csv format, defaults applied.
+type CSVFormat struct {
+	// FieldDelimiter is 'csv.field-delimiter' (default ',').
+	FieldDelimiter rune `json:"field_delimiter"`
+	// Quote is 'csv.quote-character' (default '"'); 0 with
+	// 'csv.disable-quote-character'.
+	Quote rune `json:"quote,omitempty"`
+	// AllowComments is 'csv.allow-comments': lines starting with '#' are
+	// skipped.
+	AllowComments bool `json:"allow_comments,omitempty"`
+	// ArrayElementDelimiter is 'csv.array-element-delimiter' (default ";").
+	ArrayElementDelimiter string `json:"array_element_delimiter"`
+	// Escape is 'csv.escape-character'; 0 when not set.
+	Escape rune `json:"escape,omitempty"`
+	// NullLiteral is 'csv.null-literal'; HasNullLiteral says it is set.
+	NullLiteral    string `json:"null_literal,omitempty"`
+	HasNullLiteral bool   `json:"has_null_literal,omitempty"`
 }
 
 // ValueFormat returns the format of the record values. A spec written
@@ -42,6 +68,17 @@ func (s *KafkaSinkSpec) ValueFormat() FormatSpec {
 func (f *FormatSpec) Validate() error {
 	switch f.Name {
 	case FormatJSON:
+		if f.CSV != nil {
+			return errors.New("json format with csv options")
+		}
+		return nil
+	case FormatCSV:
+		if f.CSV == nil || f.CSV.FieldDelimiter == 0 {
+			return errors.New("csv format without a field delimiter")
+		}
+		if f.FailOnMissingField {
+			return errors.New("csv format with fail-on-missing-field")
+		}
 		return nil
 	}
 	return fmt.Errorf("unknown format %q", f.Name)
