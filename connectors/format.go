@@ -43,7 +43,7 @@ var (
 )
 
 // formatNames are the value formats of a 'kafka' table.
-var formatNames = []string{jobgraph.FormatJSON, jobgraph.FormatCSV}
+var formatNames = []string{jobgraph.FormatJSON, jobgraph.FormatCSV, jobgraph.FormatRaw}
 
 // formatOptions are the options of each format, without the format's
 // prefix.
@@ -51,6 +51,7 @@ var formatOptions = map[string][]string{
 	jobgraph.FormatJSON: {"fail-on-missing-field", "ignore-parse-errors"},
 	jobgraph.FormatCSV: {"field-delimiter", "quote-character", "disable-quote-character", "allow-comments",
 		"ignore-parse-errors", "array-element-delimiter", "escape-character", "null-literal"},
+	jobgraph.FormatRaw: {"charset", "endianness"},
 }
 
 // isFormatOption reports whether k is an option of some format, under
@@ -140,6 +141,10 @@ func formatFor(t *catalog.Table, prefix string, schema types.Schema) (jobgraph.F
 		if f.CSV, err = csvFormatFor(name, own, ownKey, boolOpt); err != nil {
 			return jobgraph.FormatSpec{}, err
 		}
+	case jobgraph.FormatRaw:
+		// NB: raw checks its one column itself, with Flink's messages.
+		f.LittleEndian, err = rawFormatFor(name, own, ownKey, schema)
+		return f, err
 	}
 	for _, c := range schema {
 		if !formatSupports(format, c.Type) {
@@ -167,6 +172,8 @@ func newRowDecoder(f jobgraph.FormatSpec, schema types.Schema) rowDecoder {
 		return newJSONDecoder(schema, f.FailOnMissingField, f.IgnoreParseErrors)
 	case jobgraph.FormatCSV:
 		return newCSVDecoder(schema, *f.CSV, f.IgnoreParseErrors)
+	case jobgraph.FormatRaw:
+		return newRawDecoder(schema, f.LittleEndian)
 	}
 	panic(fmt.Sprintf("connectors: unknown format %q", f.Name))
 }
@@ -178,6 +185,8 @@ func newRowEncoder(f jobgraph.FormatSpec, schema types.Schema) rowEncoder {
 		return newJSONEncoder(schema)
 	case jobgraph.FormatCSV:
 		return newCSVEncoder(schema, *f.CSV)
+	case jobgraph.FormatRaw:
+		return newRawEncoder(schema, f.LittleEndian)
 	}
 	panic(fmt.Sprintf("connectors: unknown format %q", f.Name))
 }

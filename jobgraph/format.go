@@ -9,6 +9,7 @@ import (
 const (
 	FormatJSON = "json"
 	FormatCSV  = "csv"
+	FormatRaw  = "raw"
 )
 
 // FormatSpec is the checked format of a Kafka record value (or key): its
@@ -24,6 +25,8 @@ type FormatSpec struct {
 
 	// CSV holds the csv format's options when Name is FormatCSV.
 	CSV *CSVFormat `json:"csv,omitempty"`
+	// LittleEndian is the raw format's 'raw.endianness' = 'little-endian'.
+	LittleEndian bool `json:"little_endian,omitempty"`
 }
 
 // CSVFormat is the options of the csv format, defaults applied.
@@ -70,6 +73,11 @@ func (f *FormatSpec) Validate() error {
 	case FormatJSON:
 		if f.CSV != nil {
 			return errors.New("json format with csv options")
+		}
+		return nil
+	case FormatRaw:
+		if f.CSV != nil || f.FailOnMissingField || f.IgnoreParseErrors {
+			return errors.New("raw format with another format's options")
 		}
 		return nil
 	case FormatCSV:
