@@ -43,7 +43,7 @@ var (
 )
 
 // formatNames are the value formats of a 'kafka' table.
-var formatNames = []string{jobgraph.FormatJSON, jobgraph.FormatCSV, jobgraph.FormatRaw}
+var formatNames = []string{jobgraph.FormatJSON, jobgraph.FormatCSV, jobgraph.FormatRaw, jobgraph.FormatDebeziumJSON}
 
 // formatOptions are the options of each format, without the format's
 // prefix.
@@ -51,7 +51,8 @@ var formatOptions = map[string][]string{
 	jobgraph.FormatJSON: {"fail-on-missing-field", "ignore-parse-errors"},
 	jobgraph.FormatCSV: {"field-delimiter", "quote-character", "disable-quote-character", "allow-comments",
 		"ignore-parse-errors", "array-element-delimiter", "escape-character", "null-literal"},
-	jobgraph.FormatRaw: {"charset", "endianness"},
+	jobgraph.FormatRaw:          {"charset", "endianness"},
+	jobgraph.FormatDebeziumJSON: {"schema-include", "ignore-parse-errors", "timestamp-format.standard"},
 }
 
 // isFormatOption reports whether k is an option of some format, under
@@ -141,6 +142,17 @@ func formatFor(t *catalog.Table, prefix string, schema types.Schema) (jobgraph.F
 		if f.CSV, err = csvFormatFor(name, own, ownKey, boolOpt); err != nil {
 			return jobgraph.FormatSpec{}, err
 		}
+	case jobgraph.FormatDebeziumJSON:
+		if f.SchemaInclude, err = boolOpt("schema-include"); err != nil {
+			return jobgraph.FormatSpec{}, err
+		}
+		switch v, ok := own["timestamp-format.standard"]; {
+		case !ok, strings.EqualFold(v, "SQL"):
+		case strings.EqualFold(v, "ISO-8601"):
+			f.ISOTimestamps = true
+		default:
+			return jobgraph.FormatSpec{}, bad(ownKey["timestamp-format.standard"], "must be 'SQL' or 'ISO-8601', got '%s'", v)
+		}
 	case jobgraph.FormatRaw:
 		// NB: raw checks its one column itself, with Flink's messages.
 		f.LittleEndian, err = rawFormatFor(name, own, ownKey, schema)
@@ -157,7 +169,7 @@ func formatFor(t *catalog.Table, prefix string, schema types.Schema) (jobgraph.F
 // formatSupports reports whether format reads and writes t.
 func formatSupports(format string, t types.DataType) bool {
 	switch format {
-	case jobgraph.FormatJSON:
+	case jobgraph.FormatJSON, jobgraph.FormatDebeziumJSON:
 		return jsonSupports(t)
 	case jobgraph.FormatCSV:
 		return csvSupports(t)
@@ -174,6 +186,8 @@ func newRowDecoder(f jobgraph.FormatSpec, schema types.Schema) rowDecoder {
 		return newCSVDecoder(schema, *f.CSV, f.IgnoreParseErrors)
 	case jobgraph.FormatRaw:
 		return newRawDecoder(schema, f.LittleEndian)
+	case jobgraph.FormatDebeziumJSON:
+		return newDebeziumDecoder(schema, f.SchemaInclude, f.IgnoreParseErrors)
 	}
 	panic(fmt.Sprintf("connectors: unknown format %q", f.Name))
 }
@@ -187,6 +201,10 @@ func newRowEncoder(f jobgraph.FormatSpec, schema types.Schema) rowEncoder {
 		return newCSVEncoder(schema, *f.CSV)
 	case jobgraph.FormatRaw:
 		return newRawEncoder(schema, f.LittleEndian)
+	case jobgraph.FormatDebeziumJSON:
+		row := newJSONEncoder(schema)
+		row.isoTimestamps = f.ISOTimestamps
+		return &debeziumEncoder{row: row}
 	}
 	panic(fmt.Sprintf("connectors: unknown format %q", f.Name))
 }
@@ -248,4 +266,13 @@ func csvFormatFor(table string, own, ownKey map[string]string, boolOpt func(stri
 		return nil, fmt.Errorf("table %s: the csv field delimiter, quote character and escape character must differ", table)
 	}
 	return c, nil
+}
+
+// formatSinkError refuses writing table's values in f where Flink does.
+func formatSinkError(f jobgraph.FormatSpec, table string) error {
+	if f.Name == jobgraph.FormatDebeziumJSON && f.SchemaInclude {
+		//lint:ignore ST1005 Flink's message, verbatim
+		return fmt.Errorf("Debezium JSON serialization doesn't support 'debezium-json.schema-include' option been set to true. (table %s)", table)
+	}
+	return nil
 }

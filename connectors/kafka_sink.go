@@ -43,6 +43,9 @@ type KafkaSink struct {
 	// key encodes the record key of an upsert sink; nil otherwise.
 	key rowEncoder
 	w   *sinkWriter
+	// changelog is set for a changelog value format, which writes every
+	// row kind; otherwise the sink is append-only.
+	changelog bool
 }
 
 var (
@@ -53,7 +56,7 @@ var (
 // NewKafkaSink returns a sink for spec.
 func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
 	format := spec.ValueFormat()
-	s := &KafkaSink{spec: spec, enc: newRowEncoder(format, spec.Schema)}
+	s := &KafkaSink{spec: spec, enc: newRowEncoder(format, spec.Schema), changelog: format.Changelog()}
 	if spec.Upsert {
 		isKey := map[int]bool{}
 		var key types.Schema
@@ -153,7 +156,7 @@ func (s *KafkaSink) Process(_ int, b types.Batch, _ operators.Collector) error {
 	for r := range n {
 		k := types.RowKind(kinds[r])
 		if s.key == nil {
-			if k != types.Insert {
+			if k != types.Insert && !s.changelog {
 				return fmt.Errorf("kafka: topic %q: the kafka sink is append-only and cannot write a %s row", s.spec.Topic, k)
 			}
 			start := len(buf)

@@ -229,6 +229,7 @@ func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
 			value = r.Key
 		}
 	}
+	before := j.dec.Rows()
 	added, err := j.dec.Decode(value)
 	if err != nil {
 		return false, fail("", err)
@@ -246,7 +247,10 @@ func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
 		}
 	}
 	if j.meta != nil {
-		j.meta.add(r)
+		// NB: a changelog format's record may make two rows (-U, +U).
+		for range j.dec.Rows() - before {
+			j.meta.add(r)
+		}
 	}
 	if j.upsert {
 		j.kinds = append(j.kinds, int8(kind))

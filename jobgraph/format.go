@@ -10,6 +10,9 @@ const (
 	FormatJSON = "json"
 	FormatCSV  = "csv"
 	FormatRaw  = "raw"
+	// FormatDebeziumJSON is a changelog format: sources of it emit
+	// updates and deletes, and sinks of it take them.
+	FormatDebeziumJSON = "debezium-json"
 )
 
 // FormatSpec is the checked format of a Kafka record value (or key): its
@@ -27,6 +30,12 @@ type FormatSpec struct {
 	CSV *CSVFormat `json:"csv,omitempty"`
 	// LittleEndian is the raw format's 'raw.endianness' = 'little-endian'.
 	LittleEndian bool `json:"little_endian,omitempty"`
+	// SchemaInclude is 'debezium-json.schema-include': each event is the
+	// "payload" of a schema envelope.
+	SchemaInclude bool `json:"schema_include,omitempty"`
+	// ISOTimestamps is '<format>.timestamp-format.standard' = 'ISO-8601':
+	// TIMESTAMPs are written with a 'T' (both forms are read).
+	ISOTimestamps bool `json:"iso_timestamps,omitempty"`
 }
 
 // CSVFormat is the options of the csv format, defaults applied.
@@ -75,6 +84,11 @@ func (f *FormatSpec) Validate() error {
 			return errors.New("json format with csv options")
 		}
 		return nil
+	case FormatDebeziumJSON:
+		if f.CSV != nil || f.FailOnMissingField {
+			return errors.New("debezium-json format with another format's options")
+		}
+		return nil
 	case FormatRaw:
 		if f.CSV != nil || f.FailOnMissingField || f.IgnoreParseErrors {
 			return errors.New("raw format with another format's options")
@@ -91,3 +105,6 @@ func (f *FormatSpec) Validate() error {
 	}
 	return fmt.Errorf("unknown format %q", f.Name)
 }
+
+// Changelog reports whether f's values carry updates and deletes.
+func (f *FormatSpec) Changelog() bool { return f.Name == FormatDebeziumJSON }
