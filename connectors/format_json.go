@@ -34,8 +34,11 @@ type jsonDecoder struct {
 	failOnMissing bool
 	ignoreErrors  bool
 
-	rb    *array.RecordBuilder
-	rows  int
+	rb   *array.RecordBuilder
+	rows int
+	// kinds, when it holds one kind per buffered row (a changelog
+	// format's), are the rows' kinds; otherwise every row is an insert.
+	kinds []int8
 	cells []jsonCell
 	seen  []bool // which columns the record being decoded has
 	index map[string]int
@@ -173,17 +176,21 @@ func (d *jsonDecoder) appendRow() {
 	d.rows++
 }
 
-// Flush returns the buffered rows as one insert-only batch, which the
-// caller owns, and starts a new one. ok is false when no row is buffered.
+// Flush returns the buffered rows as one batch, which the caller owns, and
+// starts a new one; it is insert-only unless kinds were recorded. ok is false when no row is buffered.
 func (d *jsonDecoder) Flush() (b types.Batch, ok bool) {
 	if d.rows == 0 {
 		return types.Batch{}, false
 	}
 	ops := d.rb.Field(len(d.schema)).(*array.Int8Builder)
-	for range d.rows {
-		ops.Append(int8(types.Insert))
+	if len(d.kinds) == d.rows {
+		ops.AppendValues(d.kinds, nil)
+	} else {
+		for range d.rows {
+			ops.Append(int8(types.Insert))
+		}
 	}
-	d.rows = 0
+	d.rows, d.kinds = 0, d.kinds[:0]
 	return types.Batch{Rec: d.rb.NewRecordBatch()}, true
 }
 
@@ -217,9 +224,17 @@ func convertJSON(raw json.RawMessage, t types.DataType, c *jsonCell) error {
 	} else {
 		text = string(raw)
 	}
-	switch t.Kind {
-	case types.KindArray, types.KindMap, types.KindMultiset, types.KindRow:
+	if t.IsComposite() {
 		return convertJSONComposite(raw, t, c)
+	}
+	return convertText(text, isString, t, c)
+}
+
+// convertText converts the text of a scalar value to t into c; isString
+// says the text was quoted (a JSON string), which DATE, TIME, TIMESTAMP and
+// BYTES need.
+func convertText(text string, isString bool, t types.DataType, c *jsonCell) error {
+	switch t.Kind {
 	case types.KindBoolean:
 		switch text {
 		case "true":
@@ -342,6 +357,20 @@ type jsonEncoder struct {
 	// project); otherwise field i is column i.
 	cols []int
 	keys [][]byte // `"name":` per column, with the separating comma
+	// isoTimestamps writes TIMESTAMP as yyyy-MM-ddTHH:mm:ss[.fff]
+	// (timestamp-format.standard ISO-8601) instead of with a space.
+	isoTimestamps bool
+}
+
+// appendISOTimestamp writes ns as an ISO-8601 string, with a trailing 'Z'
+// for TIMESTAMP_LTZ.
+func appendISOTimestamp(dst []byte, ns int64, t types.DataType) []byte {
+	tm := time.Unix(0, ns).UTC()
+	s := tm.Format("2006-01-02") + "T" + flinkTime(tm)
+	if t.Kind == types.KindTimestampLTZ {
+		s += "Z"
+	}
+	return appendJSONString(dst, s)
 }
 
 func newJSONEncoder(schema types.Schema) *jsonEncoder {
@@ -358,7 +387,7 @@ func newJSONEncoder(schema types.Schema) *jsonEncoder {
 }
 
 // project makes the encoder read its fields from batch columns cols.
-func (e *jsonEncoder) project(cols []int) *jsonEncoder {
+func (e *jsonEncoder) project(cols []int) rowEncoder {
 	e.cols = cols
 	return e
 }
@@ -374,6 +403,10 @@ func (e *jsonEncoder) AppendRow(dst []byte, b types.Batch, r int) []byte {
 			c = e.cols[i]
 		}
 		dst = append(dst, e.keys[i]...)
+		if ts, ok := b.Column(c).(*array.Timestamp); ok && e.isoTimestamps && !ts.IsNull(r) {
+			dst = appendISOTimestamp(dst, int64(ts.Value(r)), f.Type)
+			continue
+		}
 		dst = appendJSONValue(dst, b.Column(c), r, f.Type)
 	}
 	return append(dst, '}')

@@ -12,14 +12,14 @@ import (
 )
 
 // ConnectorKafka is Flink's 'kafka' connector: one topic of an external
-// Kafka cluster, record values in the 'json' format.
+// Kafka cluster, record values in one of the formats of formatFor.
 const ConnectorKafka = "kafka"
 
 // kafkaOptionNames are the options a 'kafka' table accepts.
 var kafkaOptionNames = []string{
 	"connector", "topic", "properties.bootstrap.servers", "properties.group.id",
 	"scan.startup.mode", "scan.startup.timestamp-millis", "scan.bounded.mode",
-	"format", "value.format", "json.fail-on-missing-field", "json.ignore-parse-errors",
+	"format", "value.format",
 	"sink.partitioner", "sink.delivery-guarantee", "sink.transactional-id-prefix",
 	OptionTopicPartitions,
 }
@@ -57,7 +57,7 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		switch {
-		case contains(kafkaOptionNames, k):
+		case contains(kafkaOptionNames, k), isFormatOption(k, ""), isFormatOption(k, "value."):
 		case k == "topic-pattern":
 			return kafkaTable{}, bad(k, "is not supported: give one topic with 'topic'")
 		case k == "scan.startup.specific-offsets":
@@ -88,35 +88,13 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 		return kafkaTable{}, bad("properties.bootstrap.servers", "is required")
 	}
 
-	format, fk := get("format"), "format"
-	if v := get("value.format"); v != "" {
-		if format != "" && format != v {
-			return kafkaTable{}, bad("value.format", "is '%s' but 'format' is '%s'", v, format)
-		}
-		format, fk = v, "value.format"
-	}
-	switch format {
-	case "json":
-	case "":
-		return kafkaTable{}, bad("format", "is required ('json')")
-	default:
-		return kafkaTable{}, bad(fk, "'%s' is not supported (supported: json)", format)
-	}
-	failMissing, err := boolOption(opts, "json.fail-on-missing-field")
+	format, err := formatFor(t, "value.", t.PhysicalSchema())
 	if err != nil {
-		return kafkaTable{}, fmt.Errorf("table %s: %w", name, err)
-	}
-	ignoreErrs, err := boolOption(opts, "json.ignore-parse-errors")
-	if err != nil {
-		return kafkaTable{}, fmt.Errorf("table %s: %w", name, err)
-	}
-	if failMissing && ignoreErrs {
-		return kafkaTable{}, fmt.Errorf("table %s: 'json.fail-on-missing-field' and 'json.ignore-parse-errors' cannot both be true", name)
+		return kafkaTable{}, err
 	}
 
 	src := jobgraph.KafkaSourceSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema(),
-		StartupMode: jobgraph.KafkaStartEarliest, FailOnMissingField: failMissing, IgnoreParseErrors: ignoreErrs,
-		GroupID: get("properties.group.id")}
+		StartupMode: jobgraph.KafkaStartEarliest, Format: &format, GroupID: get("properties.group.id")}
 	if src.Schema, src.Metadata, err = t.SourceSchema(jobgraph.MetadataTypes(t.Connector())); err != nil {
 		return kafkaTable{}, err
 	}
@@ -148,7 +126,7 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 		return kafkaTable{}, bad("scan.bounded.mode", "must be 'unbounded' or 'latest-offset', got '%s'", m)
 	}
 
-	sink := jobgraph.KafkaSinkSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema()}
+	sink := jobgraph.KafkaSinkSpec{Topic: topic, Brokers: brokers, Schema: t.PhysicalSchema(), Format: &format}
 	switch p := get("sink.partitioner"); p {
 	case "", "default":
 	case "round-robin":
@@ -172,12 +150,7 @@ func kafkaTableFor(t *catalog.Table) (kafkaTable, error) {
 	}
 
 	if len(t.PrimaryKey) > 0 {
-		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the 'json' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (use 'upsert-kafka' for a keyed changelog)", name)
-	}
-	for _, f := range sink.Schema {
-		if !jsonSupports(f.Type) {
-			return kafkaTable{}, fmt.Errorf("table %s: column %s: the 'json' format does not support type %v", name, f.Name, f.Type)
-		}
+		return kafkaTable{}, fmt.Errorf("table %s: the 'kafka' connector with the '%s' format doesn't support a PRIMARY KEY: it cannot guarantee its semantics (use 'upsert-kafka' for a keyed changelog)", name, format.Name)
 	}
 	kt := kafkaTable{source: src, sink: sink}
 	if v, ok := opts[OptionTopicPartitions]; ok {

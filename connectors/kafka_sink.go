@@ -25,7 +25,7 @@ func init() {
 	})
 }
 
-// KafkaSink writes each input row as one JSON object, with no key, to one
+// KafkaSink writes each input row as one record value in its format, with no key, to one
 // topic of an external Kafka cluster. Its input must be insert-only; another
 // row kind fails the task. The sink emits nothing.
 //
@@ -39,10 +39,13 @@ func init() {
 // EndInput or Close.
 type KafkaSink struct {
 	spec jobgraph.KafkaSinkSpec
-	enc  *jsonEncoder
+	enc  rowEncoder
 	// key encodes the record key of an upsert sink; nil otherwise.
-	key *jsonEncoder
+	key rowEncoder
 	w   *sinkWriter
+	// changelog is set for a changelog value format, which writes every
+	// row kind; otherwise the sink is append-only.
+	changelog bool
 }
 
 var (
@@ -52,7 +55,8 @@ var (
 
 // NewKafkaSink returns a sink for spec.
 func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
-	s := &KafkaSink{spec: spec, enc: newJSONEncoder(spec.Schema)}
+	format := spec.ValueFormat()
+	s := &KafkaSink{spec: spec, enc: newRowEncoder(format, spec.Schema), changelog: format.Changelog()}
 	if spec.Upsert {
 		isKey := map[int]bool{}
 		var key types.Schema
@@ -69,7 +73,7 @@ func NewKafkaSink(spec jobgraph.KafkaSinkSpec) *KafkaSink {
 					value, cols = append(value, f), append(cols, i)
 				}
 			}
-			s.enc = newJSONEncoder(value).project(cols)
+			s.enc = newRowEncoder(format, value).project(cols)
 		}
 	}
 	return s
@@ -152,7 +156,7 @@ func (s *KafkaSink) Process(_ int, b types.Batch, _ operators.Collector) error {
 	for r := range n {
 		k := types.RowKind(kinds[r])
 		if s.key == nil {
-			if k != types.Insert {
+			if k != types.Insert && !s.changelog {
 				return fmt.Errorf("kafka: topic %q: the kafka sink is append-only and cannot write a %s row", s.spec.Topic, k)
 			}
 			start := len(buf)

@@ -155,10 +155,12 @@ func minKey(m map[int64]map[int32]int64) int64 {
 // the record key, and the record's metadata, laid out in the table's
 // column order.
 type jsonRecords struct {
-	dec   *jsonDecoder // the columns read from the value
+	dec   rowDecoder   // the columns read from the value
 	key   *jsonDecoder // the key's columns (upsert-kafka, EXCEPT_KEY), or nil
 	batch int
-	meta  *recordMetadata
+	// format names the value format in errors.
+	format string
+	meta   *recordMetadata
 	// upsert marks each row +U, or -D for a record without a value.
 	upsert bool
 	kinds  []int8
@@ -176,7 +178,7 @@ type recordColumn struct {
 
 // newJSONRecords returns the decoder of spec's records.
 func newJSONRecords(spec *jobgraph.KafkaSourceSpec, batch int) *jsonRecords {
-	j := &jsonRecords{batch: batch, upsert: spec.Upsert}
+	j := &jsonRecords{batch: batch, upsert: spec.Upsert, format: spec.ValueFormat().Name}
 	isKey := map[int]bool{}
 	if spec.Upsert && spec.ValueExceptKey {
 		for _, k := range spec.KeyFields {
@@ -199,7 +201,7 @@ func newJSONRecords(spec *jobgraph.KafkaSourceSpec, batch int) *jsonRecords {
 			value = append(value, f)
 		}
 	}
-	j.dec = newJSONDecoder(value, spec.FailOnMissingField, spec.IgnoreParseErrors)
+	j.dec = newRowDecoder(spec.ValueFormat(), value)
 	if len(key) > 0 {
 		j.key = newJSONDecoder(key, false, false)
 	}
@@ -214,8 +216,8 @@ func newJSONRecords(spec *jobgraph.KafkaSourceSpec, batch int) *jsonRecords {
 
 func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
 	fail := func(what string, err error) error {
-		return types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %s%w (set 'json.ignore-parse-errors' = 'true' to skip such records)",
-			r.Topic, r.Partition, r.Offset, what, err), types.ClassUser)
+		return types.WithClass(fmt.Errorf("kafka: topic %q partition %d offset %d: %s%w (set '%s.ignore-parse-errors' = 'true' to skip such records)",
+			r.Topic, r.Partition, r.Offset, what, err, j.format), types.ClassUser)
 	}
 	kind := types.UpdateAfter
 	value := r.Value
@@ -227,6 +229,7 @@ func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
 			value = r.Key
 		}
 	}
+	before := j.dec.Rows()
 	added, err := j.dec.Decode(value)
 	if err != nil {
 		return false, fail("", err)
@@ -244,7 +247,10 @@ func (j *jsonRecords) add(r *kgo.Record) (bool, error) {
 		}
 	}
 	if j.meta != nil {
-		j.meta.add(r)
+		// NB: a changelog format's record may make two rows (-U, +U).
+		for range j.dec.Rows() - before {
+			j.meta.add(r)
+		}
 	}
 	if j.upsert {
 		j.kinds = append(j.kinds, int8(kind))

@@ -352,7 +352,7 @@ func TestKafkaOptions(t *testing.T) {
 		{base("properties.bootstrap.servers", "-"), "option 'properties.bootstrap.servers' is required"},
 		{base("properties.acks", "all"), "option 'properties.acks' is not supported"},
 		{base("format", "-"), "option 'format' is required"},
-		{base("format", "avro"), "option 'format' 'avro' is not supported (supported: json)"},
+		{base("format", "avro"), "option 'format' 'avro' is not supported (supported: json, csv, raw, debezium-json"},
 		{base("scan.startup.mode", "specific-offsets"), "'specific-offsets' is not supported"},
 		{base("scan.startup.mode", "timestamp"), "option 'scan.startup.timestamp-millis' must be milliseconds"},
 		{base("scan.startup.mode", "soon"), "option 'scan.startup.mode' must be"},

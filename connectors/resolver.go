@@ -221,6 +221,9 @@ func (r *Resolver) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
 		if err != nil {
 			return nil, err
 		}
+		if err := formatSinkError(kt.sink.ValueFormat(), tableName(t)); err != nil {
+			return nil, err
+		}
 		return &kt.sink, nil
 	case ConnectorMySQL, ConnectorJDBC:
 		return nil, fmt.Errorf("writing to a '%s' table is not supported yet (table %s)", conn, tableName(t))

@@ -827,8 +827,12 @@ type KafkaSourceSpec struct {
 	// Bounded makes the source stop at the end offsets it lists at start
 	// ('scan.bounded.mode' = 'latest-offset').
 	Bounded bool `json:"bounded,omitempty"`
+	// Format is the record values' format (see ValueFormat).
+	Format *FormatSpec `json:"format,omitempty"`
 	// FailOnMissingField and IgnoreParseErrors are the json format's
-	// 'json.fail-on-missing-field' and 'json.ignore-parse-errors'.
+	// 'json.fail-on-missing-field' and 'json.ignore-parse-errors' of a spec
+	// without Format, written before formats existed; they are read only
+	// then.
 	FailOnMissingField bool `json:"fail_on_missing_field,omitempty"`
 	IgnoreParseErrors  bool `json:"ignore_parse_errors,omitempty"`
 	// GroupID is 'properties.group.id': the consumer group the source
@@ -841,8 +845,8 @@ var _ Spec = (*KafkaSourceSpec)(nil)
 func (*KafkaSourceSpec) Kind() string { return KindKafkaSource }
 func (*KafkaSourceSpec) Inputs() int  { return 0 }
 
-// KafkaSinkSpec appends insert-only rows, one JSON object per record, to one
-// topic of an external Kafka cluster.
+// KafkaSinkSpec appends insert-only rows, one record per row in the value
+// format (json by default), to one topic of an external Kafka cluster.
 type KafkaSinkSpec struct {
 	Topic   string       `json:"topic"`
 	Brokers []string     `json:"brokers"`
@@ -855,6 +859,8 @@ type KafkaSinkSpec struct {
 	KeyFields      []int  `json:"key_fields,omitempty"`
 	KeyPrefix      string `json:"key_prefix,omitempty"`
 	ValueExceptKey bool   `json:"value_except_key,omitempty"`
+	// Format is the record values' format (see ValueFormat).
+	Format *FormatSpec `json:"format,omitempty"`
 	// RoundRobin spreads records over partitions in turn; otherwise the
 	// client's default (sticky) partitioner places them.
 	RoundRobin bool `json:"round_robin,omitempty"`

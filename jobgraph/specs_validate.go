@@ -466,6 +466,9 @@ func (s *KafkaSourceSpec) Validate() error {
 	if err := checkKeyFields(s.Upsert, s.KeyFields, len(s.Schema)); err != nil {
 		return err
 	}
+	if f := s.ValueFormat(); f.Validate() != nil {
+		return f.Validate()
+	}
 	switch s.StartupMode {
 	case KafkaStartEarliest, KafkaStartLatest, KafkaStartTimestamp:
 		return nil
@@ -498,6 +501,9 @@ func (s *KafkaSinkSpec) Validate() error {
 	}
 	if err := checkKeyFields(s.Upsert, s.KeyFields, len(s.Schema)); err != nil {
 		return err
+	}
+	if f := s.ValueFormat(); f.Validate() != nil {
+		return f.Validate()
 	}
 	switch s.Guarantee {
 	case "", KafkaDeliveryNone, KafkaDeliveryAtLeastOnce:

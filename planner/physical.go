@@ -207,6 +207,15 @@ func (ph *physical) buildScan(n *scanNode) (*stream, error) {
 		ph.reuse.add(n.table, src, par, s.vertex)
 		ph.b.noteTable(s.vertex.Chain[0], n.table, n.phys)
 	}
+	if ks, ok := src.(*jobgraph.KafkaSourceSpec); ok {
+		if f := ks.ValueFormat(); f.Changelog() {
+			// A changelog format (debezium-json) makes the source emit
+			// inserts, updates and deletes.
+			s = &stream{vertex: s.vertex, schema: s.schema, bounded: s.bounded,
+				changes: fmt.Sprintf("TableSourceScan(table=[[default_catalog, %s, %s]], fields=[%s])",
+					n.table.Database, n.table.Name, strings.Join(n.phys.Names(), ", "))}
+		}
+	}
 	if keys := upsertKeys(n.table, n.phys); keys != nil {
 		// A managed table with a primary key holds upserts: the latest row
 		// of each key wins. Normalizing them by key yields the changelog

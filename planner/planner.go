@@ -363,7 +363,11 @@ func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.
 		return nil, err
 	}
 	s = ph.finalResult(s)
-	if s.changes != "" && (target.Managed() || target.Connector() == "kafka") && len(target.PrimaryKey) == 0 {
+	sink, err := p.Connectors.SinkSpec(target)
+	if err != nil {
+		return nil, errorf(pos, "table %s: %v", qualified(target), err)
+	}
+	if s.changes != "" && (target.Managed() || target.Connector() == "kafka") && len(target.PrimaryKey) == 0 && !changelogSink(sink) {
 		// NB: normalize emits deletes as well as updates, a join passes its
 		// inputs' kinds through, and a group aggregate deletes only when
 		// its input does.
@@ -381,14 +385,21 @@ func (p *Planner) sinkInto(ph *physical, n node, target *catalog.Table, pos ast.
 	if s, err = ph.materializeForSink(s, target); err != nil {
 		return nil, err
 	}
-	sink, err := p.Connectors.SinkSpec(target)
-	if err != nil {
-		return nil, errorf(pos, "table %s: %v", qualified(target), err)
-	}
 	name := "Sink: " + target.Name
 	sinkOp := op(name, sink)
 	ph.b.noteTable(sinkOp, target, s.schema)
 	return ph.b.chain(s, s.vertex.Parallelism, sinkOp, s.schema), nil
+}
+
+// changelogSink reports whether sink writes updates and deletes as they
+// are: a kafka sink with a changelog format (debezium-json).
+func changelogSink(sink jobgraph.Spec) bool {
+	ks, ok := sink.(*jobgraph.KafkaSinkSpec)
+	if !ok {
+		return false
+	}
+	f := ks.ValueFormat()
+	return f.Changelog()
 }
 
 func qualified(t *catalog.Table) string {

@@ -34,7 +34,7 @@ func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec,
 			return nil, 0, err
 		}
 		return &jobgraph.KafkaSourceSpec{Topic: t.Options["topic"], Brokers: []string{"b:9092"}, Schema: schema,
-			StartupMode: jobgraph.KafkaStartEarliest, Bounded: bounded}, 0, nil
+			StartupMode: jobgraph.KafkaStartEarliest, Bounded: bounded, Format: testFormat(t)}, 0, nil
 	}
 	if t.Connector() == "mysql" {
 		tb, _, _, _ := testConnectors{}.LookupJoinTable(t)
@@ -46,7 +46,18 @@ func (testConnectors) SourceSpec(t *catalog.Table, bounded bool) (jobgraph.Spec,
 	return &jobgraph.ManagedSourceSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema(), Bounded: bounded}, 1, nil
 }
 
+// testFormat is the value format a kafka table names, nil for json.
+func testFormat(t *catalog.Table) *jobgraph.FormatSpec {
+	if f := t.Options["format"]; f != "" && f != jobgraph.FormatJSON {
+		return &jobgraph.FormatSpec{Name: f}
+	}
+	return nil
+}
+
 func (testConnectors) SinkSpec(t *catalog.Table) (jobgraph.Spec, error) {
+	if t.Connector() == "kafka" && testFormat(t) != nil {
+		return &jobgraph.KafkaSinkSpec{Topic: t.Options["topic"], Brokers: []string{"b:9092"}, Schema: t.PhysicalSchema(), Format: testFormat(t)}, nil
+	}
 	return &jobgraph.ManagedSinkSpec{Topic: "t." + t.Name, Schema: t.PhysicalSchema()}, nil
 }
 
